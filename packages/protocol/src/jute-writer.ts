@@ -1,0 +1,106 @@
+/** Jute binary-archive writer (wire doc §1): big-endian ints/longs, -1 for null buffers, strings and vectors. */
+import type { ACL, Id, Stat } from './records.js';
+
+export class JuteWriter {
+  private buf: Buffer;
+  private pos = 0;
+
+  constructor(initialSize = 256) {
+    this.buf = Buffer.allocUnsafe(initialSize);
+  }
+
+  private ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  int(v: number): this {
+    this.ensure(4);
+    this.buf.writeInt32BE(v | 0, this.pos);
+    this.pos += 4;
+    return this;
+  }
+
+  long(v: bigint): this {
+    this.ensure(8);
+    this.buf.writeBigInt64BE(BigInt.asIntN(64, v), this.pos);
+    this.pos += 8;
+    return this;
+  }
+
+  bool(v: boolean): this {
+    this.ensure(1);
+    this.buf[this.pos++] = v ? 1 : 0;
+    return this;
+  }
+
+  buffer(b: Buffer | null | undefined): this {
+    if (b == null) return this.int(-1);
+    this.int(b.length);
+    this.ensure(b.length);
+    b.copy(this.buf, this.pos);
+    this.pos += b.length;
+    return this;
+  }
+
+  ustring(s: string | null | undefined): this {
+    if (s == null) return this.int(-1);
+    const n = Buffer.byteLength(s, 'utf8');
+    this.int(n);
+    this.ensure(n);
+    this.buf.write(s, this.pos, n, 'utf8');
+    this.pos += n;
+    return this;
+  }
+
+  vector<T>(items: readonly T[] | null | undefined, write: (w: this, item: T) => void): this {
+    if (items == null) return this.int(-1);
+    this.int(items.length);
+    for (const item of items) write(this, item);
+    return this;
+  }
+
+  id(id: Id): this {
+    return this.ustring(id.scheme).ustring(id.id);
+  }
+
+  acl(a: ACL): this {
+    return this.int(a.perms).id(a.id);
+  }
+
+  acls(list: readonly ACL[] | null | undefined): this {
+    return this.vector(list, (w, a) => w.acl(a));
+  }
+
+  strings(list: readonly string[] | null | undefined): this {
+    return this.vector(list, (w, s) => w.ustring(s));
+  }
+
+  stat(s: Stat): this {
+    this.long(s.czxid).long(s.mzxid).long(BigInt(s.ctime)).long(BigInt(s.mtime));
+    this.int(s.version).int(s.cversion).int(s.aversion);
+    this.long(s.ephemeralOwner).int(s.dataLength).int(s.numChildren).long(s.pzxid);
+    return this;
+  }
+
+  get length(): number {
+    return this.pos;
+  }
+
+  /** The bytes written so far (a view, not a copy). */
+  toBuffer(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** The bytes written so far, preceded by their int32 length: one frame. */
+  toFrame(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos + 4);
+    out.writeInt32BE(this.pos, 0);
+    this.buf.copy(out, 4, 0, this.pos);
+    return out;
+  }
+}
