@@ -26,7 +26,7 @@ export default defineConfig({
       {
         extends: true as const,
         test: {
-          name: 'zookeeper',
+          name: 'real-zookeeper',
           include: ['packages/*/test/**/*.zk.test.ts', 'test/**/*.zk.test.ts'],
           fileParallelism: false,
           testTimeout: 60_000,
