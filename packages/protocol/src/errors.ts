@@ -2,6 +2,7 @@
  * Typed errors. Server answers form one `KeeperError` family keyed by ZooKeeper's codes (wire doc §5);
  * a few client-side errors stand beside it.
  */
+import type { RequestHeader } from './records.js';
 
 /** ZooKeeper's error codes (`KeeperException.Code`). */
 export const ErrorCode = {
@@ -148,11 +149,47 @@ export const SessionClosedRequireSaslAuthError = define(
 export const QuotaExceededError = define(ErrorCode.QUOTAEXCEEDED, 'QuotaExceededError');
 export const ThrottledOpError = define(ErrorCode.THROTTLEDOP, 'ThrottledOpError');
 
-/** Malformed bytes on the wire: truncated frame, bad length, unknown record. */
+/**
+ * Malformed bytes on the wire: truncated frame, bad length, unknown record.
+ * When a request header could be read before the failure, `header` carries it, so that a server can
+ * answer with the right xid before closing the connection.
+ */
 export class ProtocolError extends Error {
   override name = 'ProtocolError';
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly header?: RequestHeader;
+  constructor(message: string, options?: { cause?: unknown; header?: RequestHeader }) {
     super(message, options);
+    if (options?.header !== undefined) this.header = options.header;
+  }
+}
+
+/** A request whose op code this codec does not know. A server answers UNIMPLEMENTED (-6) with `header.xid`, then closes. */
+export class UnknownOpError extends ProtocolError {
+  override name = 'UnknownOpError';
+  declare readonly header: RequestHeader;
+  readonly opType: number;
+  constructor(header: RequestHeader) {
+    super(`unknown op code ${header.type} (xid ${header.xid})`, { header });
+    this.opType = header.type;
+  }
+}
+
+/**
+ * A frame length prefix that is negative or larger than the limit. `prefix` holds the four raw bytes:
+ * on a brand-new server connection they may spell a four-letter word (see `fourLetterWord`).
+ */
+export class FrameLengthError extends ProtocolError {
+  override name = 'FrameLengthError';
+  readonly length: number;
+  readonly prefix: Buffer;
+  constructor(length: number, maxFrameBytes: number, prefix: Buffer) {
+    super(
+      length < 0
+        ? `negative frame length ${length}`
+        : `frame length ${length} exceeds the limit of ${maxFrameBytes} bytes`,
+    );
+    this.length = length;
+    this.prefix = prefix;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { ProtocolError } from './errors.js';
 import type { ACL, Id, Stat } from './records.js';
+import { STAT_BYTES, readStatAt } from './stat-codec.js';
 
 export class JuteReader {
   private pos: number;
@@ -112,19 +113,9 @@ export class JuteReader {
   }
 
   stat(): Stat {
-    this.need(68, 'stat');
-    return {
-      czxid: this.long(),
-      mzxid: this.long(),
-      ctime: Number(this.long()),
-      mtime: Number(this.long()),
-      version: this.int(),
-      cversion: this.int(),
-      aversion: this.int(),
-      ephemeralOwner: this.long(),
-      dataLength: this.int(),
-      numChildren: this.int(),
-      pzxid: this.long(),
-    };
+    this.need(STAT_BYTES, 'stat');
+    const s = readStatAt(this.buf, this.pos);
+    this.pos += STAT_BYTES;
+    return s;
   }
 }

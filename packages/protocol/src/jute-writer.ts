@@ -1,5 +1,6 @@
 /** Jute binary-archive writer (wire doc §1): big-endian ints/longs, -1 for null buffers, strings and vectors. */
 import type { ACL, Id, Stat } from './records.js';
+import { STAT_BYTES, writeStatAt } from './stat-codec.js';
 
 export class JuteWriter {
   private buf: Buffer;
@@ -11,7 +12,7 @@ export class JuteWriter {
 
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
+    let size = Math.max(this.buf.length * 2, 64); // a zero-sized start must still grow
     while (size < this.pos + n) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
@@ -81,14 +82,32 @@ export class JuteWriter {
   }
 
   stat(s: Stat): this {
-    this.long(s.czxid).long(s.mzxid).long(BigInt(s.ctime)).long(BigInt(s.mtime));
-    this.int(s.version).int(s.cversion).int(s.aversion);
-    this.long(s.ephemeralOwner).int(s.dataLength).int(s.numChildren).long(s.pzxid);
+    this.ensure(STAT_BYTES);
+    writeStatAt(this.buf, this.pos, s);
+    this.pos += STAT_BYTES;
     return this;
   }
 
   get length(): number {
     return this.pos;
+  }
+
+  /** Bytes this writer can hold before it grows. */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
+  /** Forgets what was written, keeping the memory, so one writer can encode many records. */
+  reset(): this {
+    this.pos = 0;
+    return this;
+  }
+
+  /** The bytes written so far, as a copy of exactly that size. */
+  toBufferCopy(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    return out;
   }
 
   /** The bytes written so far (a view, not a copy). */
