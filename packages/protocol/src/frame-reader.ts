@@ -20,9 +20,9 @@ export class FrameReader {
 
   constructor(readonly maxFrameBytes = DEFAULT_MAX_BUFFER) {}
 
-  /** Bytes received that belong to a frame not yet complete. */
+  /** Bytes received that belong to a frame not yet complete, its length prefix included. */
   get buffered(): number {
-    return this.prefixFill + (this.body === null ? 0 : this.bodyFill);
+    return this.body === null ? this.prefixFill : 4 + this.bodyFill;
   }
 
   /** Feeds a chunk; returns every complete frame payload. Throws ProtocolError on a negative or oversized length. */
