@@ -1,1 +1,8 @@
-export {};
+/**
+ * @tenure/zookeeper: Tenure's transport to Apache ZooKeeper over its real wire protocol (TCP).
+ * One connection to one server per `connect()`; the client owns host choice, timers and retries.
+ */
+export { zookeeper, DEFAULT_MAX_FRAME_BYTES } from './transport.js';
+export type { ZooKeeperTransport, ZooKeeperTransportOptions } from './transport.js';
+export { parseConnectString, parseHostPort, formatHostPort, DEFAULT_PORT } from './connect-string.js';
+export type { ParsedConnectString, HostPort } from './connect-string.js';
