@@ -4,6 +4,7 @@
  */
 import { ProtocolError } from './errors.js';
 import type { ACL, Id, Stat } from './records.js';
+import { readInt64 } from './int64-bytes.js';
 import { STAT_BYTES, readStatAt } from './stat-codec.js';
 
 export class JuteReader {
@@ -40,7 +41,7 @@ export class JuteReader {
 
   long(what = 'long'): bigint {
     this.need(8, what);
-    const v = this.buf.readBigInt64BE(this.pos);
+    const v = readInt64(this.buf, this.pos);
     this.pos += 8;
     return v;
   }

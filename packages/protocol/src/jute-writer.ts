@@ -1,5 +1,7 @@
 /** Jute binary-archive writer (wire doc §1): big-endian ints/longs, -1 for null buffers, strings and vectors. */
 import type { ACL, Id, Stat } from './records.js';
+import { writeInt64 } from './int64-bytes.js';
+import { utf8Length, writeUtf8 } from './short-string-bytes.js';
 import { STAT_BYTES, writeStatAt } from './stat-codec.js';
 
 export class JuteWriter {
@@ -28,7 +30,7 @@ export class JuteWriter {
 
   long(v: bigint): this {
     this.ensure(8);
-    this.buf.writeBigInt64BE(BigInt.asIntN(64, v), this.pos);
+    writeInt64(this.buf, this.pos, v);
     this.pos += 8;
     return this;
   }
@@ -50,10 +52,10 @@ export class JuteWriter {
 
   ustring(s: string | null | undefined): this {
     if (s == null) return this.int(-1);
-    const n = Buffer.byteLength(s, 'utf8');
+    const n = utf8Length(s);
     this.int(n);
     this.ensure(n);
-    this.buf.write(s, this.pos, n, 'utf8');
+    writeUtf8(this.buf, this.pos, s, n);
     this.pos += n;
     return this;
   }

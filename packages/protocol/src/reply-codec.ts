@@ -7,11 +7,13 @@
  */
 import { OpCode, Xid } from './constants.js';
 import { ProtocolError } from './errors.js';
+import { readInt64, writeInt64 } from './int64-bytes.js';
 import { JuteReader } from './jute-reader.js';
 import { readMultiResults, writeMultiResults } from './multi-codec.js';
 import type { GetDataResponse, MultiResponse, ReplyHeader, Response, WatcherEvent } from './records.js';
 import { hasEmptyResponse, isKnownReplyOp, isMultiOp, readResponseBody, writeResponseBody } from './response-bodies.js';
 import { returnWriter, takeWriter } from './scratch-writer.js';
+import { utf8Length, writeUtf8 } from './short-string-bytes.js';
 import { STAT_BYTES, readStatAt, writeStatAt } from './stat-codec.js';
 
 /** Size of a ReplyHeader: where a response record or a WatcherEvent starts. */
@@ -19,7 +21,7 @@ export const REPLY_HEADER_BYTES = 16;
 
 function writeHeaderAt(out: Buffer, at: number, xid: number, zxid: bigint, err: number): void {
   out.writeInt32BE(xid | 0, at);
-  out.writeBigInt64BE(BigInt.asIntN(64, zxid), at + 4);
+  writeInt64(out, at + 4, zxid);
   out.writeInt32BE(err | 0, at + 12);
 }
 
@@ -27,7 +29,7 @@ export function decodeReplyHeader(payload: Buffer): ReplyHeader {
   if (payload.length < REPLY_HEADER_BYTES) {
     throw new ProtocolError(`truncated reply header: ${payload.length} of ${REPLY_HEADER_BYTES} bytes`);
   }
-  return { xid: payload.readInt32BE(0), zxid: payload.readBigInt64BE(4), err: payload.readInt32BE(12) };
+  return { xid: payload.readInt32BE(0), zxid: readInt64(payload, 4), err: payload.readInt32BE(12) };
 }
 
 function encodeGetDataReply(h: ReplyHeader, res: GetDataResponse, prefix: number): Buffer {
@@ -140,7 +142,7 @@ export function decodeReply(payload: Buffer, opType: number): { header: ReplyHea
 }
 
 function encodeNotificationAt(zxid: bigint, event: WatcherEvent, prefix: number): Buffer {
-  const n = Buffer.byteLength(event.path, 'utf8');
+  const n = utf8Length(event.path);
   const size = REPLY_HEADER_BYTES + 12 + n;
   const out = Buffer.allocUnsafe(prefix + size);
   if (prefix) out.writeInt32BE(size, 0);
@@ -149,7 +151,7 @@ function encodeNotificationAt(zxid: bigint, event: WatcherEvent, prefix: number)
   out.writeInt32BE(event.type | 0, at);
   out.writeInt32BE(event.state | 0, at + 4);
   out.writeInt32BE(n, at + 8);
-  out.write(event.path, at + 12, n, 'utf8');
+  writeUtf8(out, at + 12, event.path, n);
   return out;
 }
 

@@ -12,6 +12,7 @@ import { readMultiOps, writeMultiOps } from './multi-codec.js';
 import type { Request, RequestHeader } from './records.js';
 import { hasEmptyRequest, readRequestBody, writeRequestBody } from './request-bodies.js';
 import { returnWriter, takeWriter } from './scratch-writer.js';
+import { utf8Length, writeUtf8 } from './short-string-bytes.js';
 
 const REQUEST_HEADER_BYTES = 8;
 
@@ -21,14 +22,14 @@ function isPathWatchOp(type: number): boolean {
 
 /** Header plus `path: ustring, watch: boolean`, in one exact-size buffer. `prefix` is 4 for a frame, 0 for a payload. */
 function encodePathWatch(xid: number, type: number, path: string, watch: boolean, prefix: number): Buffer {
-  const n = Buffer.byteLength(path, 'utf8');
+  const n = utf8Length(path);
   const size = REQUEST_HEADER_BYTES + 4 + n + 1;
   const out = Buffer.allocUnsafe(prefix + size);
   if (prefix) out.writeInt32BE(size, 0);
   out.writeInt32BE(xid | 0, prefix);
   out.writeInt32BE(type, prefix + 4);
   out.writeInt32BE(n, prefix + 8);
-  out.write(path, prefix + 12, n, 'utf8');
+  writeUtf8(out, prefix + 12, path, n);
   out[prefix + 12 + n] = watch ? 1 : 0;
   return out;
 }
@@ -79,7 +80,7 @@ export function encodeRequestFrame(xid: number, req: Request): Buffer {
 /** The encoded payload size of a request, for the maxBuffer check on the in-process transport. */
 export function encodedRequestSize(xid: number, req: Request): number {
   const type = req.type;
-  if (isPathWatchOp(type)) return REQUEST_HEADER_BYTES + 4 + Buffer.byteLength((req as { path: string }).path, 'utf8') + 1;
+  if (isPathWatchOp(type)) return REQUEST_HEADER_BYTES + 4 + utf8Length((req as { path: string }).path) + 1;
   if (hasEmptyRequest(type)) return REQUEST_HEADER_BYTES;
   const w = takeWriter();
   try {

@@ -2,6 +2,7 @@
  * The 68-byte Stat record (wire doc §4.2), read and written in place. Shared by JuteReader/JuteWriter
  * and by the codec's hot paths, so every path decodes a Stat the same way.
  */
+import { readInt64, writeInt64 } from './int64-bytes.js';
 import type { Stat } from './records.js';
 
 export const STAT_BYTES = 68;
@@ -22,31 +23,31 @@ function writeTime(buf: Buffer, at: number, ms: number): void {
 /** Reads a Stat at `at`. The caller has checked that 68 bytes are there. */
 export function readStatAt(buf: Buffer, at: number): Stat {
   return {
-    czxid: buf.readBigInt64BE(at),
-    mzxid: buf.readBigInt64BE(at + 8),
+    czxid: readInt64(buf, at),
+    mzxid: readInt64(buf, at + 8),
     ctime: readTime(buf, at + 16),
     mtime: readTime(buf, at + 24),
     version: buf.readInt32BE(at + 32),
     cversion: buf.readInt32BE(at + 36),
     aversion: buf.readInt32BE(at + 40),
-    ephemeralOwner: buf.readBigInt64BE(at + 44),
+    ephemeralOwner: readInt64(buf, at + 44),
     dataLength: buf.readInt32BE(at + 52),
     numChildren: buf.readInt32BE(at + 56),
-    pzxid: buf.readBigInt64BE(at + 60),
+    pzxid: readInt64(buf, at + 60),
   };
 }
 
-/** Writes a Stat at `at`. The caller has made room for 68 bytes. Out-of-range values wrap as Java's would. */
+/** Writes a Stat at `at`. The caller has made room for 68 bytes. Out-of-range values wrap to their width. */
 export function writeStatAt(buf: Buffer, at: number, s: Stat): void {
-  buf.writeBigInt64BE(BigInt.asIntN(64, s.czxid), at);
-  buf.writeBigInt64BE(BigInt.asIntN(64, s.mzxid), at + 8);
+  writeInt64(buf, at, s.czxid);
+  writeInt64(buf, at + 8, s.mzxid);
   writeTime(buf, at + 16, s.ctime);
   writeTime(buf, at + 24, s.mtime);
   buf.writeInt32BE(s.version | 0, at + 32);
   buf.writeInt32BE(s.cversion | 0, at + 36);
   buf.writeInt32BE(s.aversion | 0, at + 40);
-  buf.writeBigInt64BE(BigInt.asIntN(64, s.ephemeralOwner), at + 44);
+  writeInt64(buf, at + 44, s.ephemeralOwner);
   buf.writeInt32BE(s.dataLength | 0, at + 52);
   buf.writeInt32BE(s.numChildren | 0, at + 56);
-  buf.writeBigInt64BE(BigInt.asIntN(64, s.pzxid), at + 60);
+  writeInt64(buf, at + 60, s.pzxid);
 }

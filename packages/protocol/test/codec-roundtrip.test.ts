@@ -94,7 +94,7 @@ describe('request records round-trip', () => {
   });
 
   it('an empty vector is count 0; a null vector on the wire reads as an empty list', () => {
-    const req = { type: OpCode.setWatches, relativeZxid: 1n, dataWatches: [], existWatches: [], childWatches: [] } as const;
+    const req: Request = { type: OpCode.setWatches, relativeZxid: 1n, dataWatches: [], existWatches: [], childWatches: [] };
     const bytes = encodeRequest(1, req);
     expect(toHex(bytes.subarray(16))).toBe('00 00 00 00 00 00 00 00 00 00 00 00');
     const nulls = Buffer.concat([bytes.subarray(0, 16), hex('ffffffff ffffffff ffffffff')]);
