@@ -52,13 +52,15 @@ function encodeGetDataReply(h: ReplyHeader, res: GetDataResponse, prefix: number
 }
 
 function encode(header: ReplyHeader, opType: number, response: Response | undefined, prefix: number): Buffer {
-  if (!isKnownReplyOp(opType)) throw new ProtocolError(`cannot encode a reply to unknown op ${opType}`);
+  // An error reply is the header alone, so it can answer any op, even one this codec does not know
+  // (a server answers an unknown op with UNIMPLEMENTED and the request's xid).
   if (header.err !== 0 || hasEmptyResponse(opType)) {
     const out = Buffer.allocUnsafe(prefix + REPLY_HEADER_BYTES);
     if (prefix) out.writeInt32BE(REPLY_HEADER_BYTES, 0);
     writeHeaderAt(out, prefix, header.xid, header.zxid, header.err);
     return out;
   }
+  if (!isKnownReplyOp(opType)) throw new ProtocolError(`cannot encode a reply to unknown op ${opType}`);
   if (response === undefined) throw new ProtocolError(`a successful reply to op ${opType} needs a response record`);
   if (opType === OpCode.getData) return encodeGetDataReply(header, response as GetDataResponse, prefix);
   const w = takeWriter();
@@ -77,7 +79,7 @@ function encode(header: ReplyHeader, opType: number, response: Response | undefi
 
 /**
  * ReplyHeader + the response record when `header.err` is 0; the header alone otherwise.
- * `opType` is the op the reply answers. Throws ProtocolError for an op it does not know.
+ * `opType` is the op the reply answers. A successful reply to an op it does not know throws ProtocolError.
  */
 export function encodeReply(header: ReplyHeader, opType: number, response?: Response): Buffer {
   return encode(header, opType, response, 0);

@@ -173,6 +173,12 @@ describe('unknown op codes', () => {
     expectProtocolError(() => encodeReply({ xid: 1, zxid: 1n, err: 0 }, opType, { path: '/a' }));
   });
 
+  it('an UNIMPLEMENTED answer to an unknown op is the header alone', () => {
+    const reply = encodeReply({ xid: 42, zxid: -1n, err: -6 }, 999);
+    expect(decodeReplyHeader(reply)).toEqual({ xid: 42, zxid: -1n, err: -6 });
+    expect(reply.length).toBe(16);
+  });
+
   it('encodeRequest refuses an unknown op', () => {
     expectProtocolError(() => encodeRequest(1, { type: 10 } as unknown as Request));
   });
