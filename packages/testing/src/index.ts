@@ -1,1 +1,15 @@
-export {};
+/**
+ * @tenure/testing: real ZooKeeper servers and clusters (Debian's `zookeeper` package), the embedded
+ * server behind the same interface, network faults (FaultProxy) and session expiry.
+ */
+export { TestingServer, type TestingServerOptions } from './testing-server.js';
+export { TestingCluster, type TestingClusterOptions, type HasConnectedServer } from './testing-cluster.js';
+export { FaultProxy, ProxyConnection } from './fault-proxy.js';
+export { fourLetterWord } from './four-letter-words.js';
+export { freePort } from './free-port.js';
+export { parseServerDump, type ServerDump, type SessionDump } from './server-dump.js';
+export { findZooKeeper, realZooKeeper, ZooKeeperUnavailableError } from './zookeeper-install.js';
+export type { ZooKeeperInstallation, ZooKeeperAvailability } from './zookeeper-install.js';
+export type { ZooKeeperSettings } from './zookeeper-node.js';
+export { expireSession, type SessionHandle, type ServerTarget, type ExpireSessionOptions } from './expire-session.js';
+export { locateZooKeeper } from './zookeeper-install.js';

@@ -1,0 +1,161 @@
+/**
+ * TestingCluster: a real 3-node (by default) Apache ZooKeeper ensemble on loopback, with the same
+ * test settings as TestingServer. Servers are numbered from 0 in the order of `connectString`.
+ */
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+import { parseServerDump, type ServerDump } from './server-dump.js';
+import { ZooKeeperNode, makeWorkDir, removeWorkDir, type ZooKeeperSettings } from './zookeeper-node.js';
+
+export interface TestingClusterOptions extends ZooKeeperSettings {
+  /** Number of servers. Default 3. */
+  size?: number;
+}
+
+/** Anything that says which server it is connected to, such as a Tenure client. */
+export interface HasConnectedServer {
+  readonly connectedServer: string | undefined | null;
+}
+
+async function distinctFreePorts(n: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
+}
+
+export class TestingCluster {
+  private closed = false;
+
+  private constructor(
+    private readonly nodes: ZooKeeperNode[],
+    private readonly dir: string,
+  ) {}
+
+  /** Starts the ensemble and resolves once every server serves (one leader, the others following). */
+  static async start(options: TestingClusterOptions = {}): Promise<TestingCluster> {
+    const size = options.size ?? 3;
+    if (size < 1) throw new RangeError('a cluster needs at least one server');
+    const dir = makeWorkDir('tenure-zk-cluster-');
+    const ports = await distinctFreePorts(size * 3);
+    const servers = Array.from({ length: size }, (_, i) => `server.${i + 1}=127.0.0.1:${ports[3 * i + 1]}:${ports[3 * i + 2]}`);
+    const nodes = Array.from(
+      { length: size },
+      (_, i) =>
+        new ZooKeeperNode(
+          { dir: makeNodeDir(dir, i), clientPort: ports[3 * i]!, quorum: { myid: i + 1, servers } },
+          {
+            ...options,
+            // Reconfiguration off keeps zoo.cfg static; quorum listen on loopback only.
+            config: { 'reconfigEnabled': false, 'quorumListenOnAllIPs': false, 'cnxTimeout': 1000, ...options.config },
+          },
+        ),
+    );
+    const cluster = new TestingCluster(nodes, dir);
+    try {
+      for (const node of nodes) node.start();
+      await Promise.all(nodes.map((n) => n.waitServing()));
+      return cluster;
+    } catch (error) {
+      await cluster.close();
+      throw error;
+    }
+  }
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  /** 'h:p,h:p,h:p' for every server. */
+  get connectString(): string {
+    return this.nodes.map((n) => n.address).join(',');
+  }
+
+  /** The `host:port` of server n. */
+  address(n: number): string {
+    return this.node(n).address;
+  }
+
+  /** The servers' `host:port`, in order. */
+  get addresses(): string[] {
+    return this.nodes.map((n) => n.address);
+  }
+
+  running(n: number): boolean {
+    return this.node(n).running;
+  }
+
+  /** Kills server n (SIGKILL, as a crash would); its data stays for restartServer. */
+  async killServer(n: number): Promise<void> {
+    await this.node(n).kill();
+  }
+
+  /**
+   * Starts server n again. By default waits until it serves, which needs a quorum: pass
+   * `{ wait: false }` when restarting servers one at a time out of a lost quorum.
+   */
+  async restartServer(n: number, { wait = true }: { wait?: boolean } = {}): Promise<void> {
+    if (this.closed) throw new Error('TestingCluster is closed');
+    const node = this.node(n);
+    await node.kill();
+    node.start();
+    if (wait) await node.waitServing();
+  }
+
+  /** Waits until every running server serves. */
+  async waitServing(timeoutMs?: number): Promise<void> {
+    await Promise.all(this.nodes.filter((n) => n.running).map((n) => n.waitServing(timeoutMs)));
+  }
+
+  /** The index of the server a client is connected to (from `client.connectedServer`), or -1. */
+  serverOf(client: HasConnectedServer | string | undefined | null): number {
+    const server = typeof client === 'string' || client == null ? client : client.connectedServer;
+    if (!server) return -1;
+    return this.nodes.findIndex((node) => node.address === server);
+  }
+
+  /** Index of the current leader, or -1 if none answers. */
+  async leader(): Promise<number> {
+    const modes = await Promise.all(this.nodes.map((n) => (n.running ? n.mode() : undefined)));
+    return modes.indexOf('leader');
+  }
+
+  /** `srvr`'s mode per server (leader, follower) or undefined when not serving. */
+  async modes(): Promise<(string | undefined)[]> {
+    return Promise.all(this.nodes.map((n) => (n.running ? n.mode() : undefined)));
+  }
+
+  /** Sessions, ephemerals and watches as seen by server n (default: the leader, which tracks every global session). */
+  async dump(n?: number): Promise<ServerDump> {
+    const at = n ?? (await this.leader());
+    if (at < 0) throw new Error('no serving leader to dump');
+    const node = this.node(at);
+    const [dump, wchc] = await Promise.all([node.fourLetterWord('dump'), node.fourLetterWord('wchc')]);
+    return parseServerDump(dump, wchc);
+  }
+
+  fourLetterWord(n: number, word: string): Promise<string> {
+    return this.node(n).fourLetterWord(word);
+  }
+
+  /** Stops every server and deletes all data. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all(this.nodes.map((n) => n.kill()));
+    removeWorkDir(this.dir);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private node(n: number): ZooKeeperNode {
+    const node = this.nodes[n];
+    if (!node) throw new RangeError(`no server ${n} in a cluster of ${this.nodes.length}`);
+    return node;
+  }
+}
+
+function makeNodeDir(root: string, i: number): string {
+  return join(root, `server${i}`);
+}
