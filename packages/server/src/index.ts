@@ -1,1 +1,11 @@
-export {};
+/**
+ * @tenure/server: an embedded server with ZooKeeper's semantics, its in-process transport and
+ * fault injection.
+ */
+export { createEmbeddedServer, EmbeddedServer } from './embedded-server.js';
+export type { AcceptResult, NodeSnapshot, SessionInfo } from './embedded-server.js';
+export type { EmbeddedServerOptions, Logger } from './options.js';
+export type { ConnectionSink } from './server-connection.js';
+export { ServerConnection } from './server-connection.js';
+export { SessionWheel } from './session-wheel.js';
+export type { WheelClock } from './session-wheel.js';

@@ -1,0 +1,165 @@
+/**
+ * The data tree: nodes by full path, the ephemerals of each session, and the container and TTL
+ * nodes the reaper looks at. Mutations here are unconditional (the request processor validated
+ * them) and can hand back an undo step so that a failing multi rolls back.
+ */
+import type { ACL } from '@tenure/protocol';
+import { OPEN_ACL_UNSAFE, READ_ACL_UNSAFE, nodeName, parentPath } from '@tenure/protocol';
+import { ZNode, ownerKind } from './znode.js';
+
+export type Undo = () => void;
+
+/** Paths ZooKeeper refuses to delete. */
+export const SPECIAL_PATHS: ReadonlySet<string> = new Set(['/', '/zookeeper', '/zookeeper/quota', '/zookeeper/config']);
+
+export class DataTree {
+  readonly nodes = new Map<string, ZNode>();
+  /** Session id → paths of its ephemerals, in creation order. */
+  readonly ephemerals = new Map<bigint, Set<string>>();
+  readonly containers = new Set<string>();
+  readonly ttls = new Set<string>();
+
+  constructor(readonly ttlEnabled: boolean) {
+    const root = new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n);
+    this.nodes.set('/', root);
+    this.attach('/zookeeper', new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n));
+    this.attach('/zookeeper/quota', new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n));
+    this.attach('/zookeeper/config', new ZNode(Buffer.alloc(0), READ_ACL_UNSAFE, 0n, 0, 0n));
+  }
+
+  /** System nodes are linked without touching the parent's cversion, as in ZooKeeper. */
+  private attach(path: string, node: ZNode): void {
+    this.nodes.get(parentOrRoot(path))!.children.add(nodeName(path));
+    this.nodes.set(path, node);
+  }
+
+  get(path: string): ZNode | undefined {
+    return this.nodes.get(path);
+  }
+
+  /** Links a new node under its (existing) parent and bumps the parent's cversion. */
+  create(
+    path: string,
+    data: Buffer | null,
+    acl: readonly ACL[],
+    owner: bigint,
+    zxid: bigint,
+    time: number,
+    undo?: Undo[],
+  ): ZNode {
+    const parent = this.nodes.get(parentOrRoot(path))!;
+    const name = nodeName(path);
+    const node = new ZNode(data, acl, zxid, time, owner);
+    const prevCversion = parent.cversion;
+    const prevPzxid = parent.pzxid;
+    parent.children.add(name);
+    parent.cversion = prevCversion + 1;
+    parent.pzxid = zxid;
+    this.nodes.set(path, node);
+    this.index(path, owner, true);
+    undo?.push(() => {
+      parent.children.delete(name);
+      parent.cversion = prevCversion;
+      parent.pzxid = prevPzxid;
+      this.nodes.delete(path);
+      this.index(path, owner, false);
+    });
+    return node;
+  }
+
+  /** Unlinks a node (which has no children). The parent's cversion does not change, as in 3.8. */
+  delete(path: string, zxid: bigint, undo?: Undo[]): void {
+    const node = this.nodes.get(path);
+    if (node === undefined) return;
+    const parent = this.nodes.get(parentOrRoot(path))!;
+    const name = nodeName(path);
+    const prevPzxid = parent.pzxid;
+    parent.children.delete(name);
+    if (zxid > parent.pzxid) parent.pzxid = zxid;
+    this.nodes.delete(path);
+    this.index(path, node.ephemeralOwner, false);
+    undo?.push(() => {
+      parent.children.add(name);
+      parent.pzxid = prevPzxid;
+      this.nodes.set(path, node);
+      this.index(path, node.ephemeralOwner, true);
+    });
+  }
+
+  setData(node: ZNode, data: Buffer | null, version: number, zxid: bigint, time: number, undo?: Undo[]): void {
+    const prev = { data: node.data, version: node.version, mzxid: node.mzxid, mtime: node.mtime };
+    node.data = data;
+    node.version = version;
+    node.mzxid = zxid;
+    node.mtime = time;
+    undo?.push(() => {
+      node.data = prev.data;
+      node.version = prev.version;
+      node.mzxid = prev.mzxid;
+      node.mtime = prev.mtime;
+    });
+  }
+
+  setAcl(node: ZNode, acl: readonly ACL[], aversion: number, undo?: Undo[]): void {
+    const prevAcl = node.acl;
+    const prevAversion = node.aversion;
+    node.acl = acl;
+    node.aversion = aversion;
+    undo?.push(() => {
+      node.acl = prevAcl;
+      node.aversion = prevAversion;
+    });
+  }
+
+  /** Descendants of a node, not counting the node itself. */
+  countDescendants(path: string): number {
+    if (path === '/') return this.nodes.size - 1;
+    const node = this.nodes.get(path);
+    if (node === undefined) return 0;
+    let n = 0;
+    const stack: string[] = [path];
+    while (stack.length > 0) {
+      const p = stack.pop()!;
+      const cur = this.nodes.get(p);
+      if (cur === undefined) continue;
+      for (const c of cur.children) {
+        n++;
+        stack.push(p === '/' ? '/' + c : p + '/' + c);
+      }
+    }
+    return n;
+  }
+
+  private index(path: string, owner: bigint, add: boolean): void {
+    switch (ownerKind(owner, this.ttlEnabled)) {
+      case 'void':
+        return;
+      case 'container':
+        if (add) this.containers.add(path);
+        else this.containers.delete(path);
+        return;
+      case 'ttl':
+        if (add) this.ttls.add(path);
+        else this.ttls.delete(path);
+        return;
+      case 'session': {
+        let set = this.ephemerals.get(owner);
+        if (add) {
+          if (set === undefined) {
+            set = new Set();
+            this.ephemerals.set(owner, set);
+          }
+          set.add(path);
+        } else if (set !== undefined) {
+          set.delete(path);
+          if (set.size === 0) this.ephemerals.delete(owner);
+        }
+      }
+    }
+  }
+}
+
+export function parentOrRoot(path: string): string {
+  const p = parentPath(path);
+  return p === '' ? '/' : p;
+}

@@ -1,0 +1,130 @@
+/**
+ * The in-process transport: the transport contract of @tenure/protocol over direct calls into an
+ * EmbeddedServer, with no network and no serialization. Records are handed over as they are;
+ * the server copies data buffers it keeps and returns copies, so neither side can alter the other's.
+ *
+ * It holds no timers: the client's own timers notice silence and pauses, as they would on TCP.
+ * Replies resolve in send order and notifications are reported in the order the server produced
+ * them, interleaved with replies; a reply's promise continuation runs after any notification
+ * delivered in the same batch, exactly as when a TCP transport reads several frames in one chunk.
+ */
+import type {
+  CloseReason,
+  ConnectParams,
+  ConnectResult,
+  Connection,
+  ConnectionHandlers,
+  Reply,
+  Request,
+  ResponseFor,
+  Transport,
+  WatcherEvent,
+} from '@tenure/protocol';
+import { ConnectionLossError } from '@tenure/protocol';
+import type { EmbeddedServer } from './embedded-server.js';
+import { exceedsMaxBuffer } from './request-size.js';
+import type { ConnectionSink, ServerConnection } from './server-connection.js';
+
+interface Pending {
+  resolve(reply: Reply): void;
+  reject(err: Error): void;
+}
+
+export class InProcessTransport implements Transport {
+  readonly hosts: readonly string[];
+
+  constructor(private readonly server: EmbeddedServer) {
+    this.hosts = Object.freeze([server.name]);
+  }
+
+  async connect(host: string, params: ConnectParams, handlers: ConnectionHandlers): Promise<ConnectResult> {
+    if (host !== this.server.name) throw new ConnectionLossError(undefined, `no server named ${JSON.stringify(host)}`);
+    const face = new InProcessConnection(this.server, handlers);
+    const result = await this.server.accept(params, face);
+    if (result.kind === 'expired') return { kind: 'expired' };
+    face.bind(result.connection, result.timeoutMs);
+    return { kind: 'connected', connection: face };
+  }
+}
+
+class InProcessConnection implements Connection, ConnectionSink {
+  sessionId = 0n;
+  passwd: Buffer = Buffer.alloc(16);
+  negotiatedTimeoutMs = 0;
+  readonly readOnly = false;
+  readonly server: string;
+  private conn!: ServerConnection;
+  private readonly pending = new Set<Pending>();
+  private isClosed = false;
+
+  constructor(
+    private readonly host: EmbeddedServer,
+    private readonly handlers: ConnectionHandlers,
+  ) {
+    this.server = host.name;
+  }
+
+  bind(conn: ServerConnection, timeoutMs: number): void {
+    this.conn = conn;
+    this.sessionId = conn.session.id;
+    this.passwd = Buffer.from(conn.session.passwd);
+    this.negotiatedTimeoutMs = timeoutMs;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  send<R extends Request>(request: R): Promise<Reply<ResponseFor<R>>> {
+    if (this.isClosed) return Promise.reject(new ConnectionLossError(undefined, 'the connection is closed'));
+    let oversize = false;
+    try {
+      oversize = exceedsMaxBuffer(request, this.host.options.maxBufferBytes);
+    } catch {
+      // A record the size check cannot read is left to the server, which refuses it.
+    }
+    return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
+      const p: Pending = { resolve: resolve as (r: Reply) => void, reject };
+      this.pending.add(p);
+      this.host.receive(this.conn, request, p, oversize);
+    });
+  }
+
+  close(): void {
+    if (this.isClosed) return;
+    this.conn.closeByClient();
+    this.finish({ kind: 'client', message: 'closed by the client' });
+  }
+
+  // ---- ConnectionSink ----
+
+  deliverReply(token: unknown, reply: Reply): void {
+    const p = token as Pending;
+    if (this.pending.delete(p)) p.resolve(reply);
+  }
+
+  deliverEvent(event: WatcherEvent, zxid: bigint): void {
+    if (!this.isClosed) this.handlers.onEvent(event, zxid);
+  }
+
+  deliverClose(reason: CloseReason): void {
+    this.finish(reason);
+  }
+
+  /** Rejects what is pending, then reports the close (once). */
+  private finish(reason: CloseReason): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    const err = new ConnectionLossError(undefined, reason.message);
+    const pending = [...this.pending];
+    this.pending.clear();
+    for (const p of pending) p.reject(err);
+    queueMicrotask(() => {
+      try {
+        this.handlers.onClose(reason);
+      } catch (err) {
+        this.host.sinkError(err);
+      }
+    });
+  }
+}

@@ -1,0 +1,76 @@
+/** Options of the embedded server, with ZooKeeper's defaults. */
+import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+
+/** A pino-compatible logger; the server is silent without one. */
+export interface Logger {
+  warn(obj: unknown, msg?: string): void;
+  debug?(obj: unknown, msg?: string): void;
+}
+
+export interface EmbeddedServerOptions {
+  /** The host name the transport answers to (`transport().hosts`). Default 'embedded'. */
+  name?: string;
+  /** ZooKeeper's tickTime. Default 2000 ms. */
+  tickMs?: number;
+  /** Default 2 ticks. */
+  minSessionTimeoutMs?: number;
+  /** Default 20 ticks. */
+  maxSessionTimeoutMs?: number;
+  /** A request whose encoded payload is larger closes its connection. Default 1,048,575 (jute.maxbuffer). */
+  maxBufferBytes?: number;
+  /** How often empty containers and expired TTL nodes are reaped. Default 60,000 ms (znode.container.checkIntervalMs). */
+  containerCheckIntervalMs?: number;
+  /** TTL nodes (ZooKeeper's extendedTypesEnabled). Default true. */
+  ttlEnabled?: boolean;
+  /**
+   * Persistent watches (addWatch, setWatches2), as on ZooKeeper 3.6+. With `false` the server
+   * answers them UNIMPLEMENTED and closes the connection, as a 3.5 server does. Default true.
+   */
+  persistentWatches?: boolean;
+  /** `user:base64(sha1(user:password))` granted the super identity on digest auth (superDigest). */
+  superDigest?: string;
+  /** The address a connection is authenticated as (`ip` scheme). Default '127.0.0.1'. */
+  clientAddress?: string;
+  logger?: Logger;
+}
+
+export interface ResolvedOptions {
+  name: string;
+  tickMs: number;
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+  maxBufferBytes: number;
+  containerCheckIntervalMs: number;
+  ttlEnabled: boolean;
+  persistentWatches: boolean;
+  superDigest: string | undefined;
+  clientAddress: string;
+  logger: Logger | undefined;
+}
+
+function positive(name: string, v: number): number {
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
+  return v;
+}
+
+export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
+  const tickMs = positive('tickMs', o.tickMs ?? 2000);
+  const minSessionTimeoutMs = positive('minSessionTimeoutMs', o.minSessionTimeoutMs ?? 2 * tickMs);
+  const maxSessionTimeoutMs = positive('maxSessionTimeoutMs', o.maxSessionTimeoutMs ?? 20 * tickMs);
+  if (maxSessionTimeoutMs < minSessionTimeoutMs) {
+    throw new RangeError(`maxSessionTimeoutMs (${maxSessionTimeoutMs}) is below minSessionTimeoutMs (${minSessionTimeoutMs})`);
+  }
+  return {
+    name: o.name ?? 'embedded',
+    tickMs,
+    minSessionTimeoutMs,
+    maxSessionTimeoutMs,
+    maxBufferBytes: positive('maxBufferBytes', o.maxBufferBytes ?? DEFAULT_MAX_BUFFER),
+    containerCheckIntervalMs: positive('containerCheckIntervalMs', o.containerCheckIntervalMs ?? 60_000),
+    ttlEnabled: o.ttlEnabled ?? true,
+    persistentWatches: o.persistentWatches ?? true,
+    superDigest: o.superDigest,
+    clientAddress: o.clientAddress ?? '127.0.0.1',
+    logger: o.logger,
+  };
+}

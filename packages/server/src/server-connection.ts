@@ -1,0 +1,139 @@
+/**
+ * The server side of one connection, whatever carries it (in-process today, TCP later): the
+ * session it is bound to, its auth identities, its watches, and an outbox that delivers replies,
+ * notifications and the final close in the order the server produced them.
+ *
+ * Delivery happens in a microtask, never inside the call that produced it, so a client callback
+ * can never re-enter the server half way through a request. While the session is silenced
+ * (fault injection) nothing is delivered, not even a close; it all goes out when the silence ends.
+ */
+import type { CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
+import type { RequestContext } from './request-processor.js';
+import type { Session } from './session-table.js';
+import type { Watcher, WatchMode } from './watch-registry.js';
+
+/** Where a connection's output goes: the front end (in-process connection, TCP socket). */
+export interface ConnectionSink {
+  /** The answer to the request sent with `token`. */
+  deliverReply(token: unknown, reply: Reply): void;
+  deliverEvent(event: WatcherEvent, zxid: bigint): void;
+  /** The server closed the connection. Called at most once, last. */
+  deliverClose(reason: CloseReason): void;
+}
+
+/** What the connection needs from the server. */
+export interface ConnectionHost {
+  /** Forgets a connection that closed: its watches, its place on the session. */
+  detach(conn: ServerConnection): void;
+  /** A sink callback threw: the server logs it and carries on. */
+  sinkError(err: unknown): void;
+  now(): number;
+}
+
+type Out =
+  | { kind: 'reply'; token: unknown; reply: Reply }
+  | { kind: 'event'; event: WatcherEvent; zxid: bigint }
+  | { kind: 'close'; reason: CloseReason };
+
+let nextConnectionId = 1;
+
+export class ServerConnection implements Watcher, RequestContext {
+  readonly id = nextConnectionId++;
+  readonly dataWatches = new Map<string, WatchMode>();
+  readonly childWatches = new Map<string, WatchMode>();
+  readonly authIds: Id[];
+  /** Requests that arrived while the session was silenced, served when the silence ends. */
+  readonly held: Array<{ request: unknown; token: unknown; oversize: boolean }> = [];
+  /** No more requests are served; the close is queued or done. */
+  closing = false;
+  /** The server side is closed; nothing more is queued. */
+  closed = false;
+  private outbox: Out[] = [];
+  private flushQueued = false;
+
+  constructor(
+    private readonly host: ConnectionHost,
+    readonly session: Session,
+    private readonly sink: ConnectionSink,
+    readonly clientAddr: string,
+  ) {
+    this.authIds = [{ scheme: 'ip', id: clientAddr }];
+  }
+
+  get watcher(): Watcher {
+    return this;
+  }
+
+  get silenced(): boolean {
+    return this.session.silencedUntil > this.host.now();
+  }
+
+  notify(event: WatcherEvent, zxid: bigint): void {
+    this.push({ kind: 'event', event, zxid });
+  }
+
+  pushReply(token: unknown, reply: Reply): void {
+    this.push({ kind: 'reply', token, reply });
+  }
+
+  /** Closes after everything queued so far has been delivered (closeSession, refused request). */
+  closeAfterFlush(message: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.push({ kind: 'close', reason: { kind: 'server', message } });
+    this.host.detach(this);
+  }
+
+  /** Closes now, dropping whatever was not delivered yet (faults, expiry, restart, re-attach). */
+  abort(message: string): void {
+    if (this.closed) return;
+    this.closing = true;
+    this.outbox = [];
+    this.held.length = 0;
+    this.push({ kind: 'close', reason: { kind: 'server', message } });
+    this.closed = true;
+    this.host.detach(this);
+  }
+
+  /** The client closed its end: nothing more is delivered. */
+  closeByClient(): void {
+    if (this.closed) return;
+    this.closing = true;
+    this.closed = true;
+    this.outbox = [];
+    this.held.length = 0;
+    this.host.detach(this);
+  }
+
+  private push(item: Out): void {
+    if (this.closed) return;
+    this.outbox.push(item);
+    if (item.kind === 'close') this.closed = true;
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushQueued || this.silenced) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
+  }
+
+  /** Delivers the outbox in order (the server calls it again when a silence ends). */
+  flush(): void {
+    if (this.silenced) return;
+    const items = this.outbox;
+    this.outbox = [];
+    for (const item of items) {
+      try {
+        if (item.kind === 'reply') this.sink.deliverReply(item.token, item.reply);
+        else if (item.kind === 'event') this.sink.deliverEvent(item.event, item.zxid);
+        else this.sink.deliverClose(item.reason);
+      } catch (err) {
+        this.host.sinkError(err);
+      }
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/** Sessions: random ids and passwords, and the table the server keeps them in. */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { CONTAINER_EPHEMERAL_OWNER } from '@tenure/protocol';
+import type { ServerConnection } from './server-connection.js';
+
+export class Session {
+  /** The connection currently bound to the session on this server. */
+  connection: ServerConnection | undefined;
+  /** Closed or expired: no request is served any more. */
+  closing = false;
+  /** Monotonic ms until which the session's traffic is held (silence fault). */
+  silencedUntil = 0;
+  /** loseNextReply fault armed. */
+  loseNextReply = false;
+
+  constructor(
+    readonly id: bigint,
+    readonly passwd: Buffer,
+    public timeoutMs: number,
+  ) {}
+}
+
+/** 64 random bits, avoiding 0 and the owner values that mark containers and TTL nodes. */
+function randomSessionId(): bigint {
+  for (;;) {
+    const id = randomBytes(8).readBigInt64BE(0);
+    if (id === 0n || id === CONTAINER_EPHEMERAL_OWNER) continue;
+    if (BigInt.asUintN(64, id) >> 56n === 0xffn) continue;
+    return id;
+  }
+}
+
+export class SessionTable {
+  private readonly byId = new Map<bigint, Session>();
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  create(timeoutMs: number): Session {
+    let id = randomSessionId();
+    while (this.byId.has(id)) id = randomSessionId();
+    const s = new Session(id, randomBytes(16), timeoutMs);
+    this.byId.set(id, s);
+    return s;
+  }
+
+  get(id: bigint): Session | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The session when it is live and the password matches; undefined otherwise. */
+  validate(id: bigint, passwd: Buffer): Session | undefined {
+    const s = this.byId.get(id);
+    if (s === undefined || s.closing) return undefined;
+    if (passwd.length !== s.passwd.length || !timingSafeEqual(passwd, s.passwd)) return undefined;
+    return s;
+  }
+
+  delete(id: bigint): void {
+    this.byId.delete(id);
+  }
+
+  [Symbol.iterator](): IterableIterator<Session> {
+    return this.byId.values();
+  }
+
+  clear(): void {
+    this.byId.clear();
+  }
+}
