@@ -1,1 +1,70 @@
-export {};
+/**
+ * @tenure/client: the session, Curator's connection states, retries and ZooKeeper's operations
+ * over any transport.
+ */
+export { createClient } from './create-client.js';
+export {
+  Client,
+  type AddWatchOptions,
+  type CreateOptions,
+  type CreateResult,
+  type DeleteOptions,
+  type MultiReadOp,
+  type MultiReadResult,
+  type OperationOptions,
+  type RemoveWatchesOptions,
+  type VersionOptions,
+  type WaitOptions,
+  type WatchOptions,
+} from './client.js';
+export type { ClientEvents } from './client-core.js';
+export { ConnectionState, type ErrorPolicy } from './connection-state.js';
+export { RetryPolicies, isRetryableError, type RetryPolicy } from './retry-policies.js';
+export type { ClientOptions, AclProvider } from './options.js';
+export type { AuthInfo } from './session.js';
+export type { PersistentWatch } from './persistent-watch.js';
+export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
+export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
+export { DataTooLargeError, NotStartedError, TransactionError, type TransactionOpResult } from './errors.js';
+export { PROTECTED_PREFIX, protectedPrefix, protectedIdOf, unprotectedName, newProtectedId } from './protected-create.js';
+export { systemClock, type Clock, type TimerHandle } from './clock.js';
+export { silentLogger, type Logger } from './logger.js';
+export type { NodeData } from './request-size.js';
+
+// What users of the client need from the protocol package, so one import suffices.
+export {
+  CreateMode,
+  WatcherType,
+  EventType,
+  Perms,
+  OPEN_ACL_UNSAFE,
+  CREATOR_ALL_ACL,
+  READ_ACL_UNSAFE,
+  digestId,
+  ErrorCode,
+  KeeperError,
+  ConnectionLossError,
+  SessionExpiredError,
+  SessionMovedError,
+  OperationTimeoutError,
+  NoNodeError,
+  NodeExistsError,
+  BadVersionError,
+  NotEmptyError,
+  NoAuthError,
+  NoChildrenForEphemeralsError,
+  BadArgumentsError,
+  InvalidACLError,
+  NoWatcherError,
+  AuthFailedError,
+  NotReadOnlyError,
+  AbortError,
+  TimeoutError,
+  ClosedError,
+  InvalidPathError,
+  type ACL,
+  type Id,
+  type Stat,
+  type ClientInfo,
+  type Transport,
+} from '@tenure/protocol';

@@ -1,0 +1,250 @@
+/**
+ * What every view of a client (the root and its `usingNamespace` views) shares: the session, the
+ * watch registry, the state dispatcher, the retry policy and the background work (guaranteed
+ * deletes, orphan clean-up). It runs requests: a fast path straight onto the live connection, and
+ * a slow path that waits for a connection and retries under the policy.
+ */
+import { EventEmitter } from 'eventemitter3';
+import {
+  ClosedError,
+  KeeperError,
+  SessionExpiredError,
+  isRetryableCode,
+  type Connection,
+  type Reply,
+  type Request,
+  type ResponseFor,
+  type Transport,
+} from '@tenure/protocol';
+import { abortReason, sleep, systemClock, type Clock } from './clock.js';
+import type { ConnectionState, ErrorPolicy } from './connection-state.js';
+import { NotStartedError } from './errors.js';
+import { GuaranteedDeletes } from './guaranteed-delete.js';
+import { silentLogger, type Logger } from './logger.js';
+import { DEFAULTS, positive, type AclProvider, type ClientOptions } from './options.js';
+import { isRetryableError, type RetryPolicy } from './retry-policies.js';
+import { runWithRetry } from './retry-loop.js';
+import { Session, hex, type AuthInfo } from './session.js';
+import { StateDispatcher } from './state-dispatcher.js';
+import { WatchRegistry } from './watch-registry.js';
+
+export interface ClientEvents {
+  stateChanged: (state: ConnectionState) => void;
+}
+
+/** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
+export type ReplyMapper<R extends Request, T> = (reply: Reply<ResponseFor<R>>) => T;
+
+export class ClientCore {
+  readonly emitter = new EventEmitter<ClientEvents>();
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly registry: WatchRegistry;
+  readonly states: StateDispatcher;
+  readonly session: Session;
+  readonly deletes: GuaranteedDeletes;
+  readonly retryPolicy: RetryPolicy;
+  readonly sessionTimeoutMs: number;
+  readonly connectionTimeoutMs: number;
+  readonly errorPolicy: ErrorPolicy;
+  readonly aclProvider: AclProvider | undefined;
+  readonly maxBufferBytes: number;
+  readonly authInfo: AuthInfo[];
+  started = false;
+  closed = false;
+  /** Aborted at close: stops background work. */
+  private readonly lifetime = new AbortController();
+  private readonly background = new Set<Promise<unknown>>();
+  private readonly closeListeners = new Set<() => void>();
+
+  constructor(transport: Transport, opts: ClientOptions) {
+    this.clock = opts.clock ?? systemClock;
+    this.logger = opts.logger ?? silentLogger;
+    this.sessionTimeoutMs = positive('sessionTimeoutMs', opts.sessionTimeoutMs, DEFAULTS.sessionTimeoutMs);
+    this.connectionTimeoutMs = positive('connectionTimeoutMs', opts.connectionTimeoutMs, DEFAULTS.connectionTimeoutMs);
+    this.maxBufferBytes = positive('maxBufferBytes', opts.maxBufferBytes, DEFAULTS.maxBufferBytes);
+    this.retryPolicy = opts.retryPolicy ?? DEFAULTS.retryPolicy();
+    const policy = opts.errorPolicy ?? 'standard';
+    if (policy !== 'standard' && policy !== 'session') throw new RangeError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
+    this.errorPolicy = policy;
+    this.aclProvider = opts.aclProvider;
+    this.authInfo = [...(opts.authInfo ?? [])];
+    this.registry = new WatchRegistry(this.logger);
+    this.states = new StateDispatcher((s) => this.emitter.emit('stateChanged', s), this.logger);
+    this.deletes = new GuaranteedDeletes(this);
+    this.session = new Session({
+      transport,
+      sessionTimeoutMs: this.sessionTimeoutMs,
+      connectionTimeoutMs: this.connectionTimeoutMs,
+      canBeReadOnly: opts.canBeReadOnly ?? false,
+      authInfo: this.authInfo,
+      clock: this.clock,
+      logger: this.logger,
+      registry: this.registry,
+      states: this.states,
+      onSessionEnded: (epoch) => this.deletes.sessionEnded(epoch),
+    });
+  }
+
+  /** Called once when the client closes; returns an unsubscribe function. */
+  onClose(fn: () => void): () => void {
+    this.closeListeners.add(fn);
+    return () => this.closeListeners.delete(fn);
+  }
+
+  get lifetimeSignal(): AbortSignal {
+    return this.lifetime.signal;
+  }
+
+  /** Throws unless operations may be issued. */
+  check(what: string): void {
+    if (this.closed) throw new ClosedError('client');
+    if (!this.started) throw new NotStartedError(what);
+  }
+
+  /**
+   * Runs one request with retries. `path` names the operation in errors. `map` runs when the reply
+   * arrives (before any later event is dispatched) and throws for error codes.
+   */
+  run<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>): Promise<T> {
+    if (this.closed) return Promise.reject(new ClosedError('client'));
+    if (!this.started) return Promise.reject(new NotStartedError(path ?? 'operation'));
+    const session = this.session;
+    const conn = session.connection;
+    const epoch = session.epoch;
+    if (conn === null || signal !== undefined) return this.slow(req, signal, path, map, epoch);
+    const sentAt = session.noteSend();
+    return conn.send(req).then(
+      (reply) => {
+        session.answered(sentAt, reply.zxid);
+        if (reply.err !== 0 && isRetryableCode(reply.err)) {
+          return this.slow(req, signal, path, map, epoch, { error: KeeperError.from(reply.err, path), startedAt: sentAt });
+        }
+        return map(reply);
+      },
+      (error: unknown) => this.slow(req, signal, path, map, epoch, { error: named(error, path), startedAt: sentAt }),
+    );
+  }
+
+  private slow<R extends Request, T>(
+    req: R,
+    signal: AbortSignal | undefined,
+    path: string | undefined,
+    map: ReplyMapper<R, T>,
+    epoch: number,
+    firstFailure?: { error: unknown; startedAt: number },
+  ): Promise<T> {
+    return this.retry(() => this.once(req, signal, path, map, epoch), signal, path, firstFailure);
+  }
+
+  /** Runs `attempt` under the client's retry policy. */
+  retry<T>(attempt: () => Promise<T>, signal: AbortSignal | undefined, path: string | undefined, firstFailure?: { error: unknown; startedAt: number }): Promise<T> {
+    return runWithRetry(
+      attempt,
+      {
+        policy: this.retryPolicy,
+        clock: this.clock,
+        signal,
+        stopped: () => this.closed,
+        onRetry: (error, retryCount, sleepMs) =>
+          this.logger.debug({ err: error, path, retryCount, sleepMs }, 'retrying'),
+      },
+      firstFailure,
+    );
+  }
+
+  /**
+   * One attempt: waits for a connection (up to connectionTimeoutMs; SessionExpired when the session
+   * of `epoch` has been lost), sends once and maps the reply. Retryable failures are thrown as is.
+   */
+  async once<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>, epoch: number): Promise<T> {
+    const conn = await this.session.waitForConnection(epoch, this.connectionTimeoutMs, signal, path);
+    const reply = await this.send(conn, req, signal, path);
+    if (reply.err !== 0 && isRetryableCode(reply.err)) throw KeeperError.from(reply.err, path);
+    return map(reply);
+  }
+
+  /** Sends on `conn`, keeping the session's timing; rejects at once when `signal` aborts. */
+  send<R extends Request>(conn: Connection, req: R, signal: AbortSignal | undefined, path: string | undefined): Promise<Reply<ResponseFor<R>>> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const session = this.session;
+    const sentAt = session.noteSend();
+    const p = conn.send(req).then(
+      (reply) => {
+        session.answered(sentAt, reply.zxid);
+        return reply;
+      },
+      (error: unknown) => {
+        throw named(error, path);
+      },
+    );
+    if (!signal) return p;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      p.then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  /**
+   * Background work that must outlive its caller (orphan clean-up, guaranteed deletes): retried
+   * with a capped backoff until it succeeds, fails for good, `until()` says stop, or the client closes.
+   */
+  spawn(what: string, task: (signal: AbortSignal) => Promise<void>, until: () => boolean = () => false): Promise<void> {
+    const signal = this.lifetime.signal;
+    const p = (async () => {
+      for (let attempt = 0; !signal.aborted && !until(); attempt++) {
+        try {
+          await task(signal);
+          return;
+        } catch (err) {
+          if (signal.aborted || err instanceof ClosedError || until()) return;
+          // A lost session does not end background work: it goes on in the next one.
+          if (!isRetryableError(err) && !(err instanceof SessionExpiredError)) {
+            this.logger.warn({ err, what }, 'background task failed');
+            return;
+          }
+          await sleep(this.clock, Math.min(1000, 50 * 2 ** Math.min(attempt, 5)), signal).catch(() => {});
+        }
+      }
+    })();
+    this.background.add(p);
+    void p.finally(() => this.background.delete(p));
+    return p;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.logger.info({ sessionId: hex(this.session.sessionId) }, 'closing');
+    for (const fn of [...this.closeListeners]) fn();
+    this.closeListeners.clear();
+    // Guaranteed deletes in flight on a live connection get one read timeout to land.
+    if (this.session.connection !== null) await this.deletes.flush(Math.max(100, this.session.readTimeoutMs));
+    this.lifetime.abort(new ClosedError('client'));
+    this.registry.clear();
+    await this.session.close();
+    this.deletes.clear();
+    await Promise.allSettled([...this.background]);
+    this.emitter.removeAllListeners();
+  }
+}
+
+/** Gives a transport's path-less error the operation's path. */
+function named(error: unknown, path: string | undefined): unknown {
+  if (error instanceof KeeperError && error.path === undefined && path !== undefined) {
+    const e = KeeperError.from(error.code, path);
+    (e as { cause?: unknown }).cause = error;
+    return e;
+  }
+  return error;
+}

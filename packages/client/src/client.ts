@@ -1,0 +1,627 @@
+/**
+ * The client: what CuratorFramework is to JVM services. One session over any transport, Curator's
+ * connection states, retries, and ZooKeeper's full operation API with namespaces, protected
+ * creates, guaranteed deletes, transactions and watches.
+ *
+ * A `Client` is a view: the root view (createClient) owns the session; `usingNamespace` views
+ * share it with another path prefix.
+ */
+import {
+  AuthFailedError,
+  ClosedError,
+  CreateMode,
+  ErrorCode,
+  KeeperError,
+  NoNodeError,
+  NoWatcherError,
+  OpCode,
+  TimeoutError,
+  WatcherType,
+  isSequentialMode,
+  validatePath,
+  type ACL,
+  type ClientInfo,
+  type Request,
+  type ResponseFor,
+  type Stat,
+} from '@tenure/protocol';
+import { abortReason, type Clock, type TimerHandle } from './clock.js';
+import type { ClientCore, ClientEvents } from './client-core.js';
+import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
+import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
+import { deleteTree, type ExecAny } from './delete-node.js';
+import { Namespace } from './namespace.js';
+import { aclFor } from './options.js';
+import { PersistentWatchHandle, type PersistentWatch } from './persistent-watch.js';
+import { newProtectedId, protectedCreate } from './protected-create.js';
+import { checkRequestSize, toBuffer, type NodeData } from './request-size.js';
+import type { RetryPolicy } from './retry-policies.js';
+import { Transaction } from './transaction.js';
+import type { PersistentWatchEvent, WatchCallback } from './watch-events.js';
+
+const EMPTY = Buffer.alloc(0);
+
+export interface OperationOptions {
+  /** Aborts the operation (it rejects with AbortError; a request already sent may still apply). */
+  signal?: AbortSignal;
+}
+
+export interface CreateOptions extends OperationOptions {
+  /** Default PERSISTENT. */
+  mode?: CreateMode;
+  /** Default: the aclProvider's, or OPEN_ACL_UNSAFE. */
+  acl?: readonly ACL[];
+  /** For the TTL modes. */
+  ttlMs?: number;
+  /** Create missing parents as persistent nodes. */
+  createParents?: boolean;
+  /** Create missing parents as containers (deleted by the server once empty). */
+  createParentContainers?: boolean;
+  /**
+   * Curator's protected mode: the name becomes `_c_<uuid>-<name>` and a lost reply is recovered
+   * by finding the node. `true` draws a new uuid; a string reuses that uuid (to re-create a node
+   * under the same name).
+   */
+  protection?: boolean | string;
+}
+
+export interface CreateResult {
+  /** The created path (with the sequence suffix and protection prefix, if any). */
+  path: string;
+  stat: Stat;
+}
+
+export interface DeleteOptions extends OperationOptions {
+  /** Default -1: any version. */
+  version?: number;
+  /** Delete the whole subtree first. */
+  deletingChildren?: boolean;
+  /**
+   * Retry in the background after connection problems until the delete succeeds or the session
+   * ends; the promise settles then. See `client.pendingDeletes`.
+   */
+  guaranteed?: boolean;
+}
+
+export interface WatchOptions extends OperationOptions {
+  /** A one-shot watch: called once with the next change (kept across reconnects). */
+  watch?: WatchCallback;
+}
+
+export interface VersionOptions extends OperationOptions {
+  /** Default -1: any version. */
+  version?: number;
+}
+
+export interface AddWatchOptions extends OperationOptions {
+  /** Watch the whole subtree (PERSISTENT_RECURSIVE); default false (PERSISTENT). */
+  recursive?: boolean;
+  /** Receive events through this callback instead of the async iterator. */
+  listener?: (event: PersistentWatchEvent) => void;
+}
+
+export interface RemoveWatchesOptions extends OperationOptions {
+  /** Only this one-shot callback or persistent watch; default every watcher of the type on the path. */
+  watcher?: WatchCallback | PersistentWatch;
+  /** Remove on the client only (e.g. while disconnected). */
+  local?: boolean;
+  /** No NoWatcherError when nothing matched. */
+  quietly?: boolean;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export type MultiReadOp = { type: 'getData'; path: string } | { type: 'getChildren'; path: string };
+export type MultiReadResult =
+  | { type: 'getData'; path: string; data: Buffer; stat: Stat }
+  | { type: 'getChildren'; path: string; children: string[] }
+  | { type: 'error'; path: string; error: KeeperError };
+
+const CONNECTED_STATES: readonly ConnectionState[] = [ConnectionState.CONNECTED, ConnectionState.RECONNECTED, ConnectionState.READ_ONLY];
+
+export class Client {
+  /** @internal */
+  constructor(
+    private readonly core: ClientCore,
+    private readonly ns: Namespace,
+    private readonly isRoot: boolean,
+  ) {}
+
+  // ---- events and state ----
+
+  on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): this {
+    this.core.emitter.on(event, listener);
+    return this;
+  }
+  once<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): this {
+    this.core.emitter.once(event, listener);
+    return this;
+  }
+  off<E extends keyof ClientEvents>(event: E, listener?: ClientEvents[E]): this {
+    this.core.emitter.off(event, listener);
+    return this;
+  }
+
+  /** The latest connection state; null before the first connection. */
+  get state(): ConnectionState | null {
+    return this.core.states.state;
+  }
+  /** True while a connection is up. */
+  get isConnected(): boolean {
+    return this.core.session.connection !== null;
+  }
+  /** The current session id, 0n while there is none (before connecting, and between LOST and RECONNECTED). */
+  get sessionId(): bigint {
+    return this.core.session.sessionId;
+  }
+  /** The session password (for tooling); a copy. */
+  get sessionPassword(): Buffer {
+    return Buffer.from(this.core.session.passwd);
+  }
+  /** Every session id this client held before the current one, oldest first. */
+  get previousSessionIds(): readonly bigint[] {
+    return this.core.session.previousSessionIds;
+  }
+  /** The timeout the server granted (0 before the first connection). */
+  get negotiatedTimeoutMs(): number {
+    return this.core.session.negotiatedTimeoutMs;
+  }
+  /** The server of the live connection, or null. */
+  get connectedServer(): string | null {
+    return this.core.session.connectedServer;
+  }
+  /** This view's namespace without the leading slash ('' for none). */
+  get namespace(): string {
+    return this.ns.name;
+  }
+  /** Paths whose guaranteed delete is still being retried. */
+  get pendingDeletes(): readonly string[] {
+    return this.core.deletes.paths.filter((p) => this.ns.contains(p)).map((p) => this.ns.fromServer(p));
+  }
+  get closed(): boolean {
+    return this.core.closed;
+  }
+  get errorPolicy(): ErrorPolicy {
+    return this.core.errorPolicy;
+  }
+  get sessionTimeoutMs(): number {
+    return this.core.sessionTimeoutMs;
+  }
+  get connectionTimeoutMs(): number {
+    return this.core.connectionTimeoutMs;
+  }
+  get retryPolicy(): RetryPolicy {
+    return this.core.retryPolicy;
+  }
+  /** The clock behind the client's timers, for recipes that time things alongside it. */
+  get clock(): Clock {
+    return this.core.clock;
+  }
+
+  /** Whether recipes should treat `state` as an error under this client's errorPolicy. */
+  isErrorState(state: ConnectionState): boolean {
+    return isErrorStateFor(this.core.errorPolicy, state);
+  }
+
+  /**
+   * Resolves with the state once the client is in `state` (or one of `states`): at once if it is
+   * now, otherwise at the next matching stateChanged. CONNECTED means "connected": RECONNECTED
+   * satisfies it too. Rejects with TimeoutError, AbortError, or ClosedError if the client closes.
+   */
+  waitForState(state: ConnectionState | readonly ConnectionState[], options: WaitOptions = {}): Promise<ConnectionState> {
+    const targets = typeof state === 'string' ? [state] : [...state];
+    if (targets.includes(ConnectionState.CONNECTED)) targets.push(ConnectionState.RECONNECTED);
+    const current = this.core.states.state;
+    if (current !== null && targets.includes(current)) return Promise.resolve(current);
+    if (this.core.closed) return Promise.reject(new ClosedError('client'));
+    const { signal, timeoutMs } = options;
+    if (signal?.aborted) return Promise.reject(abortReason(signal, 'waitForState'));
+    const clock = this.core.clock;
+    return new Promise((resolve, reject) => {
+      let timer: TimerHandle | null = null;
+      const finish = (f: () => void): void => {
+        unobserve();
+        offClose();
+        if (timer !== null) clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        f();
+      };
+      const unobserve = this.core.states.observe((s) => {
+        if (targets.includes(s)) finish(() => resolve(s));
+      });
+      const offClose = this.core.onClose(() => finish(() => reject(new ClosedError('client'))));
+      const onAbort = (): void => finish(() => reject(abortReason(signal!, 'waitForState')));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined) {
+        timer = clock.setTimeout(
+          () => finish(() => reject(new TimeoutError(`state ${targets.join('|')} not reached within ${timeoutMs} ms`, timeoutMs))),
+          timeoutMs,
+        );
+      }
+    });
+  }
+
+  // ---- lifecycle ----
+
+  /**
+   * Connects. Resolves once connected; rejects with TimeoutError after `timeoutMs` (default
+   * connectionTimeoutMs) or AbortError. If it rejects before any connection, the client stops
+   * trying and may be started again.
+   */
+  async start(options: WaitOptions = {}): Promise<void> {
+    const core = this.core;
+    if (core.closed) throw new ClosedError('client');
+    core.started = true;
+    core.session.run();
+    try {
+      await this.waitForState(CONNECTED_STATES, { ...options, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs });
+    } catch (err) {
+      if (!core.states.connectedOnce && !core.closed) {
+        core.started = false;
+        await core.session.halt();
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Closes the session (its ephemerals and watches go at once on the server), ends persistent
+   * watches, stops every timer. On a namespace view this does nothing: the root client owns the session.
+   */
+  async close(): Promise<void> {
+    if (this.isRoot) await this.core.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  /** A view of the same session with another namespace (absolute, as in Curator; '' for none). */
+  usingNamespace(namespace: string | null): Client {
+    return new Client(this.core, new Namespace(namespace), false);
+  }
+
+  // ---- reads ----
+
+  /** The node's Stat, or null when it does not exist. A `watch` fires on its creation, change or deletion. */
+  exists(path: string, options?: WatchOptions): Promise<Stat | null> {
+    try {
+      const full = this.full(path);
+      const watch = options?.watch;
+      const registry = this.core.registry;
+      const ns = this.ns;
+      return this.core.run({ type: OpCode.exists, path: full, watch: watch !== undefined }, options?.signal, path, (r) => {
+        if (r.err === 0) {
+          if (watch) registry.addOneShot('data', full, watch, ns);
+          return r.response!.stat;
+        }
+        if (r.err === ErrorCode.NONODE) {
+          if (watch) registry.addOneShot('exist', full, watch, ns);
+          return null;
+        }
+        throw KeeperError.from(r.err, path);
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
+    try {
+      const full = this.full(path);
+      const watch = options?.watch;
+      const ns = this.ns;
+      const registry = this.core.registry;
+      return this.core.run({ type: OpCode.getData, path: full, watch: watch !== undefined }, options?.signal, path, (r) => {
+        if (r.err !== 0) throw KeeperError.from(r.err, path);
+        if (watch) registry.addOneShot('data', full, watch, ns);
+        const res = r.response!;
+        return { data: res.data ?? EMPTY, stat: res.stat };
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The children's names (unsorted) and the parent's Stat. A `watch` fires when the children change or the node goes. */
+  getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
+    try {
+      const full = this.full(path);
+      const watch = options?.watch;
+      const ns = this.ns;
+      const registry = this.core.registry;
+      return this.core.run({ type: OpCode.getChildren2, path: full, watch: watch !== undefined }, options?.signal, path, (r) => {
+        if (r.err !== 0) throw KeeperError.from(r.err, path);
+        if (watch) registry.addOneShot('child', full, watch, ns);
+        return r.response!;
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
+    return this.simple(path, (full) => ({ type: OpCode.getACL, path: full }), options, (r) => r.response!);
+  }
+
+  /** Descendants of `path`, not counting the node itself. */
+  getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
+    return this.simple(path, (full) => ({ type: OpCode.getAllChildrenNumber, path: full }), options, (r) => r.response!.totalNumber);
+  }
+
+  /** This session's ephemerals whose path starts with `prefixPath` (default: all in the namespace). */
+  getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
+    try {
+      if (typeof prefixPath !== 'string' || !prefixPath.startsWith('/')) validatePath(prefixPath);
+      const ns = this.ns;
+      const prefix = ns.prefix === '' ? prefixPath : prefixPath === '/' ? ns.prefix : ns.prefix + prefixPath;
+      return this.simple(
+        'getEphemerals',
+        () => ({ type: OpCode.getEphemerals, prefixPath: prefix }),
+        options,
+        (r) => r.response!.ephemerals.filter((p) => ns.contains(p)).map((p) => ns.fromServer(p)),
+        false,
+      );
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
+  multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
+    try {
+      if (ops.length === 0) return Promise.resolve([]);
+      const reqOps = ops.map((op) => {
+        const path = this.full(op.path);
+        if (op.type === 'getData') return { type: OpCode.getData, path, watch: false } as const;
+        if (op.type === 'getChildren') return { type: OpCode.getChildren, path, watch: false } as const;
+        throw new TypeError(`multiRead: unknown op type ${String((op as { type: unknown }).type)}`);
+      });
+      return this.simple('multiRead', () => ({ type: OpCode.multiRead, ops: reqOps }), options, (r) =>
+        r.response!.results.map((res, i): MultiReadResult => {
+          const path = ops[i]!.path;
+          if (res.type === OpCode.getData) return { type: 'getData', path, data: res.data ?? EMPTY, stat: res.stat };
+          if (res.type === OpCode.getChildren) return { type: 'getChildren', path, children: res.children };
+          const code = res.type === OpCode.error ? res.err : ErrorCode.MARSHALLINGERROR;
+          return { type: 'error', path, error: KeeperError.from(code, path) };
+        }),
+        false,
+      );
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The identities the server associates with this connection (ZooKeeper 3.7+). */
+  whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
+    return this.simple('whoAmI', () => ({ type: OpCode.whoAmI }), options, (r) => r.response!.clientInfo, false);
+  }
+
+  /** Waits until the server this client talks to has caught up with the leader on `path`. */
+  sync(path: string, options?: OperationOptions): Promise<void> {
+    return this.simple(path, (full) => ({ type: OpCode.sync, path: full }), options, () => undefined);
+  }
+
+  // ---- writes ----
+
+  create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
+    try {
+      const core = this.core;
+      const ns = this.ns;
+      const mode = options.mode ?? CreateMode.PERSISTENT;
+      validatePath(path, isSequentialMode(mode));
+      const ttl = checkModeAndTtl(path, mode, options.ttlMs);
+      const full = ns.toServer(path);
+      const acl = options.acl ?? aclFor(core.aclProvider, full);
+      const buf = toBuffer(data, 'create');
+      checkRequestSize(full, buf, acl, core.maxBufferBytes, options.protection ? 40 : 0);
+      const parents = options.createParentContainers ? 'container' : options.createParents ? 'persistent' : 'none';
+      const signal = options.signal;
+      const strip = (r: { path: string; stat: Stat }): CreateResult => ({ path: ns.fromServer(r.path), stat: r.stat });
+      if (!options.protection && parents === 'none' && ns.prefix === '') {
+        return core.run(createRequest(full, buf, acl, mode, ttl), signal, path, mapCreate(path));
+      }
+      const spec: CreateSpec = { path: full, data: buf, mode, acl, ttl, parents, parentAcl: (p) => aclFor(core.aclProvider, p) };
+      const protection = options.protection;
+      const protectedId = typeof protection === 'string' ? protection : protection ? newProtectedId() : undefined;
+      const run = (): Promise<{ path: string; stat: Stat }> =>
+        protectedId !== undefined
+          ? protectedCreate(core, spec, protectedId, path, signal)
+          : createWithParents(this.exec(signal, path), spec, path);
+      return run().then(strip, async (err: unknown) => {
+        // In a namespace, a missing namespace node is created (as a container, as Curator does) on demand.
+        if (!(err instanceof NoNodeError) || ns.prefix === '' || parents !== 'none') throw err;
+        const created = await ensurePath(this.exec(signal, path), ns.prefix, true, (p) => aclFor(core.aclProvider, p));
+        if (!created) throw err;
+        return strip(await run());
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Deletes a node; see DeleteOptions for deletingChildren and guaranteed. */
+  delete(path: string, options: DeleteOptions = {}): Promise<void> {
+    try {
+      const core = this.core;
+      const full = this.full(path);
+      if (full === '/' || full === '/zookeeper') throw new KeeperError(ErrorCode.BADARGUMENTS, path, 'cannot delete a system node');
+      const version = options.version ?? -1;
+      const signal = options.signal;
+      const mapDelete = (r: { err: number }): void => {
+        if (r.err !== 0) throw KeeperError.from(r.err, path);
+      };
+      if (options.guaranteed) {
+        const attempt = (epoch: number): Promise<void> => {
+          const exec: ExecAny = (req, map) => core.once(req, undefined, path, map, epoch);
+          return options.deletingChildren ? deleteTree(exec, full, version, path) : exec({ type: OpCode.delete, path: full, version }, mapDelete);
+        };
+        core.check('delete');
+        return core.deletes.run(full, attempt, signal);
+      }
+      if (options.deletingChildren) {
+        const epoch = core.session.epoch;
+        core.check('delete');
+        return core.retry(() => deleteTree((req, map) => core.once(req, signal, path, map, epoch), full, version, path), signal, path);
+      }
+      return core.run({ type: OpCode.delete, path: full, version }, signal, path, mapDelete);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
+    try {
+      const full = this.full(path);
+      const buf = toBuffer(data, 'setData');
+      checkRequestSize(full, buf, null, this.core.maxBufferBytes);
+      return this.simple(path, () => ({ type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 }), options, (r) => r.response!.stat);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Sets the ACL; `version` is compared with the node's aversion. */
+  setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
+    return this.simple(path, (full) => ({ type: OpCode.setACL, path: full, acl: acl as ACL[], version: options?.version ?? -1 }), options, (r) => r.response!.stat);
+  }
+
+  /** A multi-op transaction: `client.transaction().create(..).setData(..).check(..).commit()`. */
+  transaction(): Transaction {
+    return new Transaction(this.core, this.ns, (p) => aclFor(this.core.aclProvider, p));
+  }
+
+  /** Adds credentials now and on every later connection (e.g. addAuth('digest', 'user:secret')). */
+  async addAuth(scheme: string, auth: Buffer | string): Promise<void> {
+    this.core.check('addAuth');
+    const bytes = typeof auth === 'string' ? Buffer.from(auth, 'utf8') : auth;
+    this.core.authInfo.push({ scheme, auth: bytes });
+    const conn = this.core.session.connection;
+    if (conn === null) return; // sent with the next connection
+    const reply = await this.core.send(conn, { type: OpCode.auth, authType: 0, scheme, auth: bytes }, undefined, scheme);
+    if (reply.err !== 0) throw new AuthFailedError(undefined, `scheme ${scheme}`);
+  }
+
+  // ---- watches ----
+
+  /**
+   * A persistent watch (ZooKeeper 3.6+): every change to `path` (or, with `recursive`, to its
+   * subtree) until closed, as an async iterable. It survives reconnects, and yields `reset` after
+   * LOST or when events may have been missed.
+   */
+  async addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
+    const full = this.full(path);
+    const recursive = options.recursive ?? false;
+    const core = this.core;
+    const handle = new PersistentWatchHandle(path, full, recursive, this.ns, (h) => this.unregisterPersistent(h), options.listener);
+    await core.run({ type: OpCode.addWatch, path: full, mode: recursive ? 1 : 0 }, options.signal, path, (r) => {
+      if (r.err !== 0) throw KeeperError.from(r.err, path);
+      core.registry.addPersistent(full, recursive, handle);
+    });
+    return handle;
+  }
+
+  /**
+   * Removes watches of `type` (WatcherType: Children, Data, Any, Persistent, PersistentRecursive)
+   * on `path`: all of them or one `watcher`. Removed one-shot callbacks receive DataWatchRemoved /
+   * ChildWatchRemoved; removed persistent watches end. The server is told unless `local`.
+   */
+  async removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
+    const full = this.full(path);
+    const core = this.core;
+    core.check('removeWatches');
+    const registry = core.registry;
+    const { watcher } = options;
+    const before = { data: registry.data.has(full) || registry.exist.has(full), child: registry.child.has(full), persistent: registry.persistent.has(full), recursive: registry.recursive.has(full) };
+    let removed = 0;
+    if (type === WatcherType.Data || type === WatcherType.Children || type === WatcherType.Any) {
+      if (watcher === undefined || typeof watcher === 'function') removed += registry.removeOneShot(full, type, watcher).removed;
+    }
+    const dropPersistent = (recursive: boolean): void => {
+      const sinks = (recursive ? registry.recursive : registry.persistent).get(full);
+      if (!sinks) return;
+      for (const s of [...sinks]) {
+        if (watcher !== undefined && (s as unknown) !== watcher) continue;
+        registry.removePersistent(full, recursive, s);
+        s.end();
+        removed++;
+      }
+    };
+    if (type === WatcherType.Persistent || type === WatcherType.Any) dropPersistent(false);
+    if (type === WatcherType.PersistentRecursive || type === WatcherType.Any) dropPersistent(true);
+    if (removed === 0 && !options.quietly) throw new NoWatcherError(path);
+    if (options.local) return;
+    const gone: number[] = [];
+    if (!registry.hasAny(full)) {
+      if (removed > 0) gone.push(WatcherType.Any);
+    } else {
+      if (before.data && !registry.data.has(full) && !registry.exist.has(full)) gone.push(WatcherType.Data);
+      if (before.child && !registry.child.has(full)) gone.push(WatcherType.Children);
+      if (before.persistent && !registry.persistent.has(full)) gone.push(WatcherType.Persistent);
+      if (before.recursive && !registry.recursive.has(full)) gone.push(WatcherType.PersistentRecursive);
+    }
+    for (const t of gone) await this.removeOnServer(full, t, options.signal);
+  }
+
+  // ---- internals ----
+
+  private full(path: string): string {
+    validatePath(path);
+    return this.ns.toServer(path);
+  }
+
+  /** A request whose only failure mode is its error code. `build` gets the server path. */
+  private simple<R extends Request, T>(
+    path: string,
+    build: (full: string) => R,
+    options: OperationOptions | undefined,
+    ok: (reply: { response: ResponseFor<R> | undefined }) => T,
+    isNodePath = true,
+  ): Promise<T> {
+    try {
+      const req = build(isNodePath ? this.full(path) : path);
+      return this.core.run(req, options?.signal, path, (r) => {
+        if (r.err !== 0) throw KeeperError.from(r.err, path);
+        return ok(r);
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private exec(signal: AbortSignal | undefined, path: string): Exec {
+    return (req, map) => this.core.run(req, signal, path, map);
+  }
+
+  /** The last persistent handle of its mode on a path closed: tell the server, if we are connected. */
+  private async unregisterPersistent(h: PersistentWatchHandle): Promise<void> {
+    const registry = this.core.registry;
+    if (!registry.removePersistent(h.fullPath, h.recursive, h)) return;
+    const type = registry.hasAny(h.fullPath) ? (h.recursive ? WatcherType.PersistentRecursive : WatcherType.Persistent) : WatcherType.Any;
+    await this.removeOnServer(h.fullPath, type, undefined);
+  }
+
+  /**
+   * One removeWatches request, only on a live connection: watches die with their connection, and
+   * the next one re-registers only what the registry holds.
+   */
+  private async removeOnServer(full: string, type: number, signal: AbortSignal | undefined): Promise<void> {
+    const core = this.core;
+    const conn = core.session.connection;
+    if (conn === null || core.closed) return;
+    try {
+      const reply = await core.send(conn, { type: OpCode.removeWatches, path: full, watcherType: type }, signal, full);
+      if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) {
+        core.logger.warn({ path: full, type, err: reply.err }, 'removeWatches refused');
+      }
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      core.logger.debug({ err, path: full }, 'removeWatches not answered (the connection went, and its watches with it)');
+    }
+  }
+}
+
+export type { PersistentWatch };

@@ -1,0 +1,42 @@
+/** createClient: options → a started-on-demand client over the chosen transport. */
+import type { Transport } from '@tenure/protocol';
+import * as zookeeperPackage from '@tenure/zookeeper';
+import { Client } from './client.js';
+import { ClientCore } from './client-core.js';
+import { Namespace } from './namespace.js';
+import type { ClientOptions } from './options.js';
+
+type ZooKeeperFactory = (connectString: string, options?: unknown) => Transport;
+
+/** The ZooKeeper transport, once @tenure/zookeeper exports it. */
+function zookeeperTransport(connectString: string): Transport {
+  const factory = (zookeeperPackage as Record<string, unknown>)['zookeeper'] as ZooKeeperFactory | undefined;
+  if (typeof factory !== 'function') {
+    throw new Error(
+      'createClient({ connectString }) needs the ZooKeeper transport, and @tenure/zookeeper does not export zookeeper() yet; ' +
+        'pass a transport instead, e.g. createClient({ transport: server.transport() })',
+    );
+  }
+  return factory(connectString);
+}
+
+/**
+ * Creates a client. Give `transport` (any Transport, e.g. an embedded server's) or `connectString`
+ * ('h1:2181,h2:2181/chroot', which selects the ZooKeeper transport). Call `start()` to connect.
+ */
+export function createClient(options: ClientOptions): Client {
+  if (options === null || typeof options !== 'object') throw new TypeError('createClient: options are required');
+  const { transport, connectString } = options;
+  if (transport !== undefined && connectString !== undefined) throw new TypeError('createClient: give transport or connectString, not both');
+  let t: Transport;
+  if (transport !== undefined) {
+    if (typeof transport.connect !== 'function') throw new TypeError('createClient: transport must implement connect()');
+    t = transport;
+  } else if (typeof connectString === 'string' && connectString.length > 0) {
+    t = zookeeperTransport(connectString);
+  } else {
+    throw new TypeError('createClient: a transport or a connectString is required');
+  }
+  const namespace = new Namespace(options.namespace);
+  return new Client(new ClientCore(t, options), namespace, true);
+}

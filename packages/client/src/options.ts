@@ -1,0 +1,61 @@
+/** Client options and their defaults. */
+import { OPEN_ACL_UNSAFE, DEFAULT_MAX_BUFFER, type ACL, type Transport } from '@tenure/protocol';
+import type { Clock } from './clock.js';
+import type { ErrorPolicy } from './connection-state.js';
+import type { Logger } from './logger.js';
+import { RetryPolicies, type RetryPolicy } from './retry-policies.js';
+import type { AuthInfo } from './session.js';
+
+/** Chooses the ACL of nodes created without an explicit `acl` (Curator's ACLProvider). */
+export type AclProvider =
+  | { getDefaultAcl(): readonly ACL[]; getAclForPath?(path: string): readonly ACL[] }
+  | ((path: string) => readonly ACL[]);
+
+export interface ClientOptions {
+  /** Any transport (the embedded server's `server.transport()`, `zookeeper(connectString)`, ...). */
+  transport?: Transport;
+  /** 'h1:2181,h2:2181/chroot': selects the ZooKeeper transport. Give this or `transport`. */
+  connectString?: string;
+  /** The requested session timeout; the server may negotiate another. Default 60 000 (Curator's). */
+  sessionTimeoutMs?: number;
+  /** How long start() and operations wait for a connection. Default 15 000 (Curator's). */
+  connectionTimeoutMs?: number;
+  /** Default: exponentialBackoff(1000, 3). */
+  retryPolicy?: RetryPolicy;
+  /** A path prefix for every operation, e.g. 'app' → '/app'. */
+  namespace?: string;
+  /** Accept read-only servers (READ_ONLY state). Default false. */
+  canBeReadOnly?: boolean;
+  /** What recipes treat as an error state: `standard` (SUSPENDED and LOST, the default) or `session` (LOST). */
+  errorPolicy?: ErrorPolicy;
+  /** Credentials sent on every connection, e.g. [{ scheme: 'digest', auth: 'user:secret' }]. */
+  authInfo?: AuthInfo[];
+  aclProvider?: AclProvider;
+  /** A pino-compatible logger; the client is silent without one. */
+  logger?: Logger;
+  /** The clock behind every timer (tests may inject one). */
+  clock?: Clock;
+  /** The server's frame limit (jute.maxbuffer). Larger requests are refused locally. Default 1 048 575. */
+  maxBufferBytes?: number;
+}
+
+export const DEFAULTS = {
+  sessionTimeoutMs: 60_000,
+  connectionTimeoutMs: 15_000,
+  retryPolicy: (): RetryPolicy => RetryPolicies.exponentialBackoff(1000, 3),
+  maxBufferBytes: DEFAULT_MAX_BUFFER,
+} as const;
+
+export function aclFor(provider: AclProvider | undefined, path: string): readonly ACL[] {
+  if (provider === undefined) return OPEN_ACL_UNSAFE;
+  if (typeof provider === 'function') return provider(path);
+  return provider.getAclForPath ? provider.getAclForPath(path) : provider.getDefaultAcl();
+}
+
+export function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
+  }
+  return value;
+}

@@ -1,0 +1,673 @@
+/**
+ * The session and its connection state machine: the one place that decides CONNECTED, SUSPENDED,
+ * RECONNECTED, LOST and READ_ONLY, and that owns every timer of a connection.
+ *
+ * Timing rules (the same for every transport; T = the negotiated session timeout):
+ * - read timeout R = 2/3 T. After R/2 without sending, send a ping. After R without receiving
+ *   anything, the connection is dead: close it and report SUSPENDED.
+ * - LOST deadline: T after the send time of the last request or ping the server answered (a
+ *   successful re-attach counts, from the send time of its handshake). This is no later than the
+ *   server can expire the session, so a lease holder learns of its loss before a successor can be
+ *   granted its lease.
+ * - A handshake answered "expired" is LOST at once.
+ * - After LOST the old session is never resumed. One best-effort connection sends closeSession with
+ *   the old id and password (its ephemerals go at once), then a new session is opened: RECONNECTED.
+ * - Each connection attempt, handshake included, times out after T / (number of hosts). Attempts
+ *   back off with jitter, capped at min(1 s, T/3); hosts are tried in a shuffled order.
+ * - After every (re)connect: auth packets, then SetWatches batches, then waiting requests.
+ */
+import {
+  AbortError,
+  ClosedError,
+  ConnectionLossError,
+  OpCode,
+  SessionExpiredError,
+  TimeoutError,
+  type Connection,
+  type ConnectResult,
+  type Transport,
+  type WatcherEvent,
+} from '@tenure/protocol';
+import { abortReason, sleep, type Clock, type TimerHandle } from './clock.js';
+import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
+import type { Logger } from './logger.js';
+import { setWatchesBatches } from './set-watches.js';
+import type { StateDispatcher } from './state-dispatcher.js';
+import type { WatchRegistry } from './watch-registry.js';
+
+export interface AuthInfo {
+  scheme: string;
+  auth: Buffer | string;
+}
+
+export interface SessionConfig {
+  transport: Transport;
+  sessionTimeoutMs: number;
+  connectionTimeoutMs: number;
+  canBeReadOnly: boolean;
+  authInfo: AuthInfo[];
+  clock: Clock;
+  logger: Logger;
+  registry: WatchRegistry;
+  states: StateDispatcher;
+  /** Called when a session ends (LOST or close), after the LOST state was posted. */
+  onSessionEnded: (epoch: number) => void;
+}
+
+const ZERO_PASSWD = Buffer.alloc(16);
+/** ZooKeeper's client pings at least this often, whatever the timeout. */
+const MAX_PING_INTERVAL_MS = 10_000;
+/** A re-attach after LOST only to send closeSession is worth at most this long. */
+const CLOSE_OLD_SESSION_BUDGET_MS = 1000;
+
+/** One connection attempt and, if it succeeds, the connection's life. */
+class Link {
+  conn: Connection | null = null;
+  alive = true;
+  establishedAt = 0;
+  readonly closed: Promise<void>;
+  private resolveClosed!: () => void;
+  constructor() {
+    this.closed = new Promise((r) => (this.resolveClosed = r));
+  }
+  markClosed(): boolean {
+    if (!this.alive) return false;
+    this.alive = false;
+    this.resolveClosed();
+    return true;
+  }
+}
+
+interface Waiter {
+  epoch: number;
+  path: string | undefined;
+  resolve(conn: Connection): void;
+  reject(err: Error): void;
+}
+
+type Phase = 'latent' | 'running' | 'closing' | 'closed';
+
+export class Session {
+  /** The current session id, 0n while there is none. */
+  sessionId = 0n;
+  passwd: Buffer = ZERO_PASSWD;
+  negotiatedTimeoutMs = 0;
+  connectedServer: string | null = null;
+  /** Every session id this client has held, oldest first (the current one last). */
+  readonly sessionIds: bigint[] = [];
+  /** Highest zxid of a reply to a request (pings excluded): lastZxidSeen and SetWatches' relativeZxid. */
+  lastZxid = 0n;
+  /** Highest zxid of any reply, pings included: every event up to it has been delivered. */
+  seenZxid = 0n;
+  /** Bumped at each LOST: an operation started in an older epoch fails with SessionExpired. */
+  epoch = 0;
+  /** The live connection, or null. Read on every operation (the fast path). */
+  connection: Connection | null = null;
+
+  phase: Phase = 'latent';
+  lastSend = 0;
+  lastRecv = 0;
+  /** Send time of the last request or ping the server answered. */
+  lastAnswered = 0;
+
+  private readonly cfg: SessionConfig;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly hosts: HostRing;
+  private link: Link | null = null;
+  private readTimeout = 0;
+  private pingAfter = 0;
+  private heartbeatTimer: TimerHandle | null = null;
+  private lostTimer: TimerHandle | null = null;
+  private probeTimer: TimerHandle | null = null;
+  private probeDelay = 100;
+  private loopAbort: AbortController | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly waiters = new Set<Waiter>();
+  private oldSession: { id: bigint; passwd: Buffer } | null = null;
+  private needReset = false;
+  private seenRwServer = false;
+  private closing: Promise<void> | null = null;
+
+  constructor(cfg: SessionConfig) {
+    this.cfg = cfg;
+    this.clock = cfg.clock;
+    this.log = cfg.logger;
+    this.hosts = new HostRing(cfg.transport.hosts);
+  }
+
+  /** Session ids held before the current one, oldest first. */
+  get previousSessionIds(): bigint[] {
+    return this.sessionId === 0n ? [...this.sessionIds] : this.sessionIds.slice(0, -1);
+  }
+
+  get readTimeoutMs(): number {
+    return this.readTimeout;
+  }
+
+  // ---- lifecycle ----
+
+  /** Starts connecting (once). */
+  run(): void {
+    if (this.phase !== 'latent') return;
+    this.phase = 'running';
+    this.loop = this.connectLoop().catch((err: unknown) => {
+      this.log.error({ err }, 'the connect loop failed');
+    });
+  }
+
+  /** Stops connecting without closing a session (start() timed out before any connection). */
+  async halt(): Promise<void> {
+    if (this.phase !== 'running' || this.sessionId !== 0n) return;
+    this.phase = 'latent';
+    this.loopAbort?.abort(new AbortError('client start abandoned'));
+    await this.loop;
+    this.loop = null;
+  }
+
+  /** Closes the session (closeSession on the live connection) and stops every timer. */
+  close(): Promise<void> {
+    return (this.closing ??= this.doClose());
+  }
+
+  private async doClose(): Promise<void> {
+    const wasRunning = this.phase === 'running';
+    this.phase = 'closing';
+    this.loopAbort?.abort(new ClosedError('client'));
+    this.clearTimer('lostTimer');
+    this.clearTimer('probeTimer');
+    this.rejectWaiters(() => new ClosedError('client'));
+    const link = this.link;
+    const conn = link?.conn;
+    if (link && conn && !conn.closed) {
+      try {
+        await this.withTimeout(conn.send({ type: OpCode.closeSession }), Math.max(this.readTimeout, 100));
+      } catch (err) {
+        this.log.debug({ err }, 'closeSession got no answer');
+      }
+      this.dropLink(link, 'client closed');
+    } else if (wasRunning && this.sessionId !== 0n) {
+      await this.closeOldSession({ id: this.sessionId, passwd: this.passwd });
+    }
+    if (this.link) this.dropLink(this.link, 'client closed');
+    this.clearTimer('heartbeatTimer');
+    await this.loop;
+    this.loop = null;
+    const ended = this.sessionId !== 0n;
+    this.phase = 'closed';
+    if (ended) this.cfg.onSessionEnded(this.epoch);
+  }
+
+  // ---- the operations' side ----
+
+  /** Marks a send; returns its time, to be passed to `answered`. */
+  noteSend(): number {
+    const t = this.clock.now();
+    this.lastSend = t;
+    return t;
+  }
+
+  /** Marks a reply to a request sent at `sentAt`. */
+  answered(sentAt: number, zxid: bigint): void {
+    this.lastRecv = this.clock.now();
+    if (sentAt > this.lastAnswered) this.lastAnswered = sentAt;
+    if (zxid > this.lastZxid) {
+      this.lastZxid = zxid;
+      if (zxid > this.seenZxid) this.seenZxid = zxid;
+    }
+  }
+
+  /**
+   * The connection for an operation of `epoch`: at once when connected, otherwise after waiting up
+   * to `timeoutMs` (then ConnectionLoss, which the retry policy may retry). SessionExpired when the
+   * session the operation began in has been lost; ClosedError after close.
+   */
+  waitForConnection(epoch: number, timeoutMs: number, signal: AbortSignal | undefined, path?: string): Promise<Connection> {
+    if (this.phase === 'closing' || this.phase === 'closed') return Promise.reject(new ClosedError('client'));
+    if (epoch !== this.epoch) return Promise.reject(new SessionExpiredError(path));
+    if (this.connection !== null) return Promise.resolve(this.connection);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<Connection>((resolve, reject) => {
+      let timer: TimerHandle | null = null;
+      const done = (): void => {
+        this.waiters.delete(waiter);
+        if (timer !== null) this.clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = (): void => {
+        done();
+        reject(abortReason(signal!));
+      };
+      const waiter: Waiter = {
+        epoch,
+        path,
+        resolve: (c) => {
+          done();
+          resolve(c);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      };
+      this.waiters.add(waiter);
+      timer = this.clock.setTimeout(() => {
+        done();
+        reject(new ConnectionLossError(path, `not connected within connectionTimeoutMs (${timeoutMs} ms)`));
+      }, timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  // ---- the connect loop ----
+
+  private async connectLoop(): Promise<void> {
+    let failures = 0;
+    while (this.phase === 'running') {
+      const abort = new AbortController();
+      this.loopAbort = abort;
+      try {
+        if (this.oldSession) {
+          const old = this.oldSession;
+          this.oldSession = null;
+          await this.closeOldSession(old, abort.signal);
+          failures = 0;
+          continue;
+        }
+        if (failures > 0) {
+          await sleep(this.clock, reconnectDelayMs(failures, this.timeoutBase()), abort.signal);
+        }
+        const outcome = await this.attempt(this.hosts.next(), abort.signal);
+        if (outcome === 'failed') {
+          failures++;
+          continue;
+        }
+        if (outcome === 'expired') {
+          failures = 0;
+          continue;
+        }
+        // Connected: wait until there is no live link (a read-only probe may swap links meanwhile).
+        let link: Link | null = outcome;
+        while (link !== null) {
+          await link.closed;
+          link = this.link;
+        }
+        const lived = this.clock.now() - outcome.establishedAt;
+        failures = lived >= reconnectCapMs(this.timeoutBase()) ? 0 : failures + 1;
+      } catch (err) {
+        // The pause or attempt was aborted: by LOST (go on), by close or halt (the loop ends).
+        if (!(err instanceof AbortError) && !(err instanceof ClosedError)) {
+          this.log.warn({ err }, 'connect loop error');
+          failures++;
+        }
+      } finally {
+        if (this.loopAbort === abort) this.loopAbort = null;
+      }
+    }
+  }
+
+  /** The timeout that paces connecting: the negotiated one once known. */
+  private timeoutBase(): number {
+    return this.negotiatedTimeoutMs > 0 ? this.negotiatedTimeoutMs : this.cfg.sessionTimeoutMs;
+  }
+
+  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired'> {
+    const requested = this.seenRwServer || !this.cfg.canBeReadOnly ? this.sessionId : 0n;
+    const attemptMs = Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count));
+    const ac = new AbortController();
+    const onLoopAbort = (): void => ac.abort(loopSignal.reason);
+    loopSignal.addEventListener('abort', onLoopAbort, { once: true });
+    const timer = this.clock.setTimeout(
+      () => ac.abort(new TimeoutError(`connecting to ${host || 'the server'} timed out`, attemptMs)),
+      attemptMs,
+    );
+    const link = new Link();
+    const sentAt = this.clock.now();
+    let result: ConnectResult;
+    try {
+      result = await this.cfg.transport.connect(
+        host,
+        {
+          sessionId: requested,
+          passwd: requested === 0n ? ZERO_PASSWD : this.passwd,
+          lastZxidSeen: this.lastZxid,
+          timeoutMs: this.cfg.sessionTimeoutMs,
+          readOnly: this.cfg.canBeReadOnly,
+          signal: ac.signal,
+        },
+        {
+          onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
+          onClose: (reason) => this.onLinkClosed(link, reason.message),
+        },
+      );
+    } catch (err) {
+      if (loopSignal.aborted) throw abortReason(loopSignal);
+      this.log.debug({ err, host }, 'connection attempt failed');
+      return 'failed';
+    } finally {
+      this.clock.clearTimeout(timer);
+      loopSignal.removeEventListener('abort', onLoopAbort);
+    }
+    // The session may have been lost, or the client closed, while the handshake ran.
+    const sessionNow = this.seenRwServer || !this.cfg.canBeReadOnly ? this.sessionId : 0n;
+    if (this.phase !== 'running' || requested !== sessionNow || loopSignal.aborted) {
+      if (result.kind === 'connected') result.connection.close();
+      if (loopSignal.aborted) throw abortReason(loopSignal);
+      return 'failed';
+    }
+    if (result.kind === 'expired') {
+      if (requested === 0n) return 'failed';
+      this.log.warn({ sessionId: hex(requested) }, 'the server reports the session expired');
+      this.sessionLost('expired', false);
+      return 'expired';
+    }
+    const conn = result.connection;
+    if (!link.alive || conn.closed) {
+      conn.close();
+      return 'failed';
+    }
+    this.onConnected(link, conn, sentAt, requested);
+    return link;
+  }
+
+  private onConnected(link: Link, conn: Connection, sentAt: number, requested: bigint): void {
+    if (requested !== 0n && conn.sessionId !== requested) {
+      // Not something a ZooKeeper server does, but a new id means the old session is gone.
+      this.log.warn({ requested: hex(requested), got: hex(conn.sessionId) }, 'the server gave a different session');
+      this.sessionLost('replaced', false);
+    }
+    const now = this.clock.now();
+    link.conn = conn;
+    link.establishedAt = now;
+    this.link = link;
+    this.connection = conn;
+    this.connectedServer = conn.server;
+    if (conn.sessionId !== this.sessionId) {
+      this.sessionId = conn.sessionId;
+      this.passwd = conn.passwd;
+      this.sessionIds.push(conn.sessionId);
+    }
+    if (!conn.readOnly) this.seenRwServer = true;
+    this.negotiatedTimeoutMs = conn.negotiatedTimeoutMs;
+    this.readTimeout = Math.max(1, Math.floor((this.negotiatedTimeoutMs * 2) / 3));
+    this.pingAfter = Math.max(1, Math.min(Math.floor(this.readTimeout / 2), MAX_PING_INTERVAL_MS));
+    this.lastAnswered = sentAt;
+    this.lastRecv = now;
+    this.lastSend = now;
+    this.log.info(
+      { sessionId: hex(this.sessionId), server: conn.server, timeoutMs: this.negotiatedTimeoutMs, readOnly: conn.readOnly },
+      'connected',
+    );
+    this.armHeartbeat();
+    this.clearTimer('lostTimer');
+    this.armLostTimer();
+    this.sendAuth(conn);
+    this.resendWatches(conn);
+    this.cfg.states.connected(conn.readOnly);
+    if (this.connection !== conn) return; // a state listener closed the client or the link
+    for (const w of [...this.waiters]) w.resolve(conn);
+    if (conn.readOnly) this.scheduleProbe();
+  }
+
+  private onLinkClosed(link: Link, why: string): void {
+    if (!link.markClosed()) return;
+    if (link.conn === null) return; // closed during the handshake: the attempt sees it
+    if (this.link === link) {
+      this.link = null;
+      this.connection = null;
+      this.connectedServer = null;
+      this.clearTimer('heartbeatTimer');
+      this.clearTimer('probeTimer');
+    }
+    if (this.phase !== 'running') return;
+    this.log.info({ sessionId: hex(this.sessionId), why }, 'disconnected');
+    this.cfg.states.suspended();
+  }
+
+  /** Closes a link ourselves and reports it at once (the transport's onClose is then ignored). */
+  private dropLink(link: Link, why: string): void {
+    const conn = link.conn;
+    this.onLinkClosed(link, why);
+    conn?.close();
+  }
+
+  private onEvent(link: Link, ev: WatcherEvent, zxid: bigint): void {
+    if (!link.alive || link !== this.link) return;
+    this.lastRecv = this.clock.now();
+    this.cfg.registry.dispatch(ev.type, ev.path, zxid);
+  }
+
+  // ---- timers ----
+
+  private armHeartbeat(): void {
+    if (this.heartbeatTimer !== null) this.clock.clearTimeout(this.heartbeatTimer);
+    const due = Math.min(this.lastRecv + this.readTimeout, this.lastSend + this.pingAfter);
+    this.heartbeatTimer = this.clock.setTimeout(() => this.onHeartbeat(), Math.max(1, due - this.clock.now()));
+  }
+
+  private onHeartbeat(): void {
+    this.heartbeatTimer = null;
+    const link = this.link;
+    const conn = link?.conn;
+    if (!link || !conn) return;
+    const now = this.clock.now();
+    if (now - this.lastRecv >= this.readTimeout) {
+      this.log.warn({ sessionId: hex(this.sessionId), silentMs: Math.round(now - this.lastRecv) }, 'read timeout: the connection is dead');
+      this.dropLink(link, 'read timeout');
+      return;
+    }
+    if (now - this.lastSend >= this.pingAfter) this.ping(conn);
+    this.armHeartbeat();
+  }
+
+  private ping(conn: Connection): void {
+    const sentAt = this.noteSend();
+    conn.send({ type: OpCode.ping }).then(
+      (reply) => {
+        if (this.connection !== conn) return;
+        this.lastRecv = this.clock.now();
+        if (sentAt > this.lastAnswered) this.lastAnswered = sentAt;
+        if (reply.zxid > this.seenZxid) this.seenZxid = reply.zxid;
+      },
+      () => {},
+    );
+  }
+
+  /** Lazily armed: fires at the earliest possible deadline and re-arms if it moved on meanwhile. */
+  private armLostTimer(): void {
+    if (this.lostTimer !== null || this.sessionId === 0n || this.negotiatedTimeoutMs <= 0) return;
+    const due = this.lastAnswered + this.negotiatedTimeoutMs;
+    this.lostTimer = this.clock.setTimeout(() => this.onLostTimer(), Math.max(0, due - this.clock.now()));
+  }
+
+  private onLostTimer(): void {
+    this.lostTimer = null;
+    if (this.sessionId === 0n || this.phase !== 'running') return;
+    const due = this.lastAnswered + this.negotiatedTimeoutMs;
+    if (this.clock.now() < due) return this.armLostTimer();
+    this.log.warn({ sessionId: hex(this.sessionId), timeoutMs: this.negotiatedTimeoutMs }, 'no answer within the session timeout: LOST');
+    this.sessionLost('deadline', true);
+  }
+
+  private clearTimer(name: 'heartbeatTimer' | 'lostTimer' | 'probeTimer'): void {
+    const t = this[name];
+    if (t !== null) {
+      this.clock.clearTimeout(t);
+      this[name] = null;
+    }
+  }
+
+  // ---- session loss ----
+
+  private sessionLost(why: string, closeOld: boolean): void {
+    if (this.sessionId === 0n) return;
+    const old = { id: this.sessionId, passwd: this.passwd };
+    this.clearTimer('lostTimer');
+    if (this.link) this.dropLink(this.link, `session lost (${why})`);
+    this.sessionId = 0n;
+    this.passwd = ZERO_PASSWD;
+    const endedEpoch = this.epoch;
+    this.epoch++;
+    this.needReset = true;
+    if (closeOld) this.oldSession = old;
+    // An attempt in flight would re-attach the old session, which must never be resumed.
+    this.loopAbort?.abort(new AbortError('session lost'));
+    this.cfg.states.lost();
+    this.rejectWaiters((w) => (w.epoch !== this.epoch ? new SessionExpiredError(w.path) : null));
+    this.cfg.onSessionEnded(endedEpoch);
+  }
+
+  /** Best effort: one connection with the old id only to send closeSession, so its ephemerals go now. */
+  private async closeOldSession(old: { id: bigint; passwd: Buffer }, signal?: AbortSignal): Promise<void> {
+    const budget = Math.min(CLOSE_OLD_SESSION_BUDGET_MS, Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count)));
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = this.clock.setTimeout(() => ac.abort(new TimeoutError('closing the old session timed out', budget)), budget);
+    try {
+      const r = await this.cfg.transport.connect(
+        this.hosts.next(),
+        { sessionId: old.id, passwd: old.passwd, lastZxidSeen: this.lastZxid, timeoutMs: this.cfg.sessionTimeoutMs, readOnly: false, signal: ac.signal },
+        { onEvent: () => {}, onClose: () => {} },
+      );
+      if (r.kind === 'connected') {
+        try {
+          await this.withTimeout(r.connection.send({ type: OpCode.closeSession }), budget, ac.signal);
+          this.log.info({ sessionId: hex(old.id) }, 'closed the old session');
+        } finally {
+          r.connection.close();
+        }
+      }
+    } catch (err) {
+      this.log.debug({ err, sessionId: hex(old.id) }, 'could not close the old session');
+    } finally {
+      this.clock.clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  // ---- after a (re)connect ----
+
+  private sendAuth(conn: Connection): void {
+    for (const a of this.cfg.authInfo) {
+      const auth = typeof a.auth === 'string' ? Buffer.from(a.auth, 'utf8') : a.auth;
+      conn.send({ type: OpCode.auth, authType: 0, scheme: a.scheme, auth }).then(
+        (reply) => {
+          if (reply.err !== 0) this.log.error({ scheme: a.scheme, err: reply.err }, 'authentication failed');
+        },
+        () => {},
+      );
+    }
+  }
+
+  private resendWatches(conn: Connection): void {
+    const registry = this.cfg.registry;
+    const reset = this.needReset;
+    this.needReset = false;
+    if (registry.isEmpty) return;
+    const seenBefore = this.seenZxid;
+    const batches = setWatchesBatches(registry.collect(), this.lastZxid);
+    let last: Promise<bigint> | null = null;
+    for (const b of batches) {
+      const sentAt = this.noteSend();
+      last = conn.send(b).then((reply) => {
+        if (this.connection === conn) this.answered(sentAt, reply.zxid);
+        if (reply.err !== 0) this.log.warn({ err: reply.err }, 're-registering watches failed');
+        return reply.zxid;
+      });
+      last.catch(() => {});
+    }
+    this.log.debug({ batches: batches.length, watches: registry.size }, 're-registered watches');
+    if (!registry.hasPersistent) return;
+    if (reset) {
+      // A new session: anything may have changed. The reset follows the SetWatches on the wire,
+      // so reads made in reaction to it see every change the re-registered watches miss.
+      registry.resetPersistent('LOST');
+      return;
+    }
+    // Same session: persistent watches get no catch-up events, so say so if the server moved on.
+    last?.then(
+      (zxid) => {
+        if (this.connection === conn && zxid > seenBefore) registry.resetPersistent('RECONNECTED');
+      },
+      () => {},
+    );
+  }
+
+  // ---- read-only servers ----
+
+  /** While on a read-only server, look for a read-write one (100 ms, doubling to 60 s). */
+  private scheduleProbe(): void {
+    if (this.hosts.count < 2 || this.probeTimer !== null) return;
+    this.probeTimer = this.clock.setTimeout(() => {
+      this.probeTimer = null;
+      void this.probe();
+    }, this.probeDelay);
+    this.probeDelay = Math.min(this.probeDelay * 2, 60_000);
+  }
+
+  private async probe(): Promise<void> {
+    const old = this.link;
+    if (!old?.conn?.readOnly || this.phase !== 'running') return;
+    const host = this.hosts.nextOther(this.connectedServer);
+    const requested = this.seenRwServer ? this.sessionId : 0n;
+    const ac = new AbortController();
+    const attemptMs = Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count));
+    const timer = this.clock.setTimeout(() => ac.abort(), attemptMs);
+    const link = new Link();
+    const sentAt = this.clock.now();
+    try {
+      const r = await this.cfg.transport.connect(
+        host,
+        { sessionId: requested, passwd: requested === 0n ? ZERO_PASSWD : this.passwd, lastZxidSeen: this.lastZxid, timeoutMs: this.cfg.sessionTimeoutMs, readOnly: false, signal: ac.signal },
+        { onEvent: (ev, zxid) => this.onEvent(link, ev, zxid), onClose: (reason) => this.onLinkClosed(link, reason.message) },
+      );
+      if (r.kind !== 'connected') return;
+      if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive) {
+        r.connection.close();
+        return;
+      }
+      // Swap without SUSPENDED: the old link dies quietly, the new one reports RECONNECTED.
+      old.markClosed();
+      this.clearTimer('heartbeatTimer');
+      old.conn?.close();
+      this.probeDelay = 100;
+      this.onConnected(link, r.connection, sentAt, requested);
+    } catch (err) {
+      this.log.debug({ err, host }, 'read-write probe failed');
+    } finally {
+      this.clock.clearTimeout(timer);
+      if (this.link?.conn?.readOnly) this.scheduleProbe();
+    }
+  }
+
+  // ---- helpers ----
+
+  private rejectWaiters(errorFor: (w: Waiter) => Error | null): void {
+    for (const w of [...this.waiters]) {
+      const e = errorFor(w);
+      if (e) w.reject(e);
+    }
+  }
+
+  private withTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => finish(() => reject(new AbortError()));
+      const timer = this.clock.setTimeout(() => finish(() => reject(new TimeoutError('timed out', ms))), ms);
+      const finish = (f: () => void): void => {
+        this.clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        f();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      p.then(
+        (v) => finish(() => resolve(v)),
+        (e: unknown) => finish(() => reject(e)),
+      );
+    });
+  }
+}
+
+export function hex(id: bigint): string {
+  return '0x' + BigInt.asUintN(64, id).toString(16);
+}

@@ -1,0 +1,77 @@
+/**
+ * Delivers connection states to listeners in order, never dropping one.
+ *
+ * Curator keeps a bounded queue and drops the oldest state when it fills; here every state is kept.
+ * A listener that causes another state change (closing the client, say) does not see the new state
+ * before every listener has seen the current one: states are queued and drained one at a time.
+ */
+import { ConnectionState, isConnectedState } from './connection-state.js';
+import type { Logger } from './logger.js';
+
+export class StateDispatcher {
+  private current: ConnectionState | null = null;
+  private initialConnectSent = false;
+  private readonly queue: ConnectionState[] = [];
+  private draining = false;
+  private readonly observers = new Set<(state: ConnectionState) => void>();
+
+  constructor(
+    private readonly deliver: (state: ConnectionState) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The latest state posted (listeners may still be receiving it), null before the first connection. */
+  get state(): ConnectionState | null {
+    return this.current;
+  }
+
+  get connectedOnce(): boolean {
+    return this.initialConnectSent;
+  }
+
+  /** A connection is up: READ_ONLY for a read-only server, CONNECTED the first time, RECONNECTED after. */
+  connected(readOnly: boolean): void {
+    if (readOnly) return this.post(ConnectionState.READ_ONLY);
+    if (!this.initialConnectSent) {
+      this.initialConnectSent = true;
+      return this.post(ConnectionState.CONNECTED);
+    }
+    this.post(ConnectionState.RECONNECTED);
+  }
+
+  /** The connection is gone; reported only when we were connected. */
+  suspended(): void {
+    if (isConnectedState(this.current)) this.post(ConnectionState.SUSPENDED);
+  }
+
+  lost(): void {
+    if (this.current !== null && this.current !== ConnectionState.LOST) this.post(ConnectionState.LOST);
+  }
+
+  /** Called after listeners have received each state (used by waitForState). */
+  observe(fn: (state: ConnectionState) => void): () => void {
+    this.observers.add(fn);
+    return () => this.observers.delete(fn);
+  }
+
+  private post(state: ConnectionState): void {
+    if (state === this.current) return;
+    this.current = state;
+    this.logger.info({ state }, `connection state ${state}`);
+    this.queue.push(state);
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (let s = this.queue.shift(); s !== undefined; s = this.queue.shift()) {
+        try {
+          this.deliver(s);
+        } catch (err) {
+          this.logger.error({ err, state: s }, 'a stateChanged listener threw');
+        }
+        for (const fn of [...this.observers]) fn(s);
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}

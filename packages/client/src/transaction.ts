@@ -1,0 +1,130 @@
+/**
+ * Transactions: ZooKeeper's multi, atomic, all or nothing. Built with a fluent builder and sent
+ * in one request; on failure a TransactionError names the failing op and its code.
+ */
+import {
+  CreateMode,
+  KeeperError,
+  OpCode,
+  ProtocolError,
+  isSequentialMode,
+  validatePath,
+  type ACL,
+  type MultiOp,
+  type MultiResult,
+  type Stat,
+} from '@tenure/protocol';
+import type { ClientCore } from './client-core.js';
+import { checkModeAndTtl, createRequest } from './create-node.js';
+import { DataTooLargeError, TransactionError, type TransactionOpResult } from './errors.js';
+import type { Namespace } from './namespace.js';
+import { opSize, toBuffer, type NodeData } from './request-size.js';
+
+export type TransactionResult =
+  | { type: 'create'; path: string; stat: Stat }
+  | { type: 'delete'; path: string }
+  | { type: 'setData'; path: string; stat: Stat }
+  | { type: 'check'; path: string };
+
+export interface TransactionCreateOptions {
+  mode?: CreateMode;
+  acl?: readonly ACL[];
+  ttlMs?: number;
+}
+
+interface Entry {
+  kind: 'create' | 'delete' | 'setData' | 'check';
+  clientPath: string;
+  op: MultiOp;
+  size: number;
+}
+
+export class Transaction {
+  private readonly entries: Entry[] = [];
+  private committed = false;
+
+  constructor(
+    private readonly core: ClientCore,
+    private readonly ns: Namespace,
+    private readonly aclOf: (serverPath: string) => readonly ACL[],
+  ) {}
+
+  /** The number of ops so far. */
+  get size(): number {
+    return this.entries.length;
+  }
+
+  create(path: string, data?: NodeData | null, options: TransactionCreateOptions = {}): this {
+    const mode = options.mode ?? CreateMode.PERSISTENT;
+    validatePath(path, isSequentialMode(mode));
+    const ttl = checkModeAndTtl(path, mode, options.ttlMs);
+    const full = this.ns.toServer(path);
+    const acl = options.acl ?? this.aclOf(full);
+    const buf = toBuffer(data, 'transaction create');
+    this.entries.push({ kind: 'create', clientPath: path, op: createRequest(full, buf, acl, mode, ttl), size: opSize(full, buf, acl) });
+    return this;
+  }
+
+  delete(path: string, options: { version?: number } = {}): this {
+    validatePath(path);
+    const full = this.ns.toServer(path);
+    this.entries.push({ kind: 'delete', clientPath: path, op: { type: OpCode.delete, path: full, version: options.version ?? -1 }, size: opSize(full, null, null) });
+    return this;
+  }
+
+  setData(path: string, data: NodeData | null, options: { version?: number } = {}): this {
+    validatePath(path);
+    const full = this.ns.toServer(path);
+    const buf = toBuffer(data, 'transaction setData');
+    this.entries.push({ kind: 'setData', clientPath: path, op: { type: OpCode.setData, path: full, data: buf, version: options.version ?? -1 }, size: opSize(full, buf, null) });
+    return this;
+  }
+
+  /** Fails the transaction unless the node's version is `version`. */
+  check(path: string, version: number): this {
+    validatePath(path);
+    const full = this.ns.toServer(path);
+    this.entries.push({ kind: 'check', clientPath: path, op: { type: OpCode.check, path: full, version }, size: opSize(full, null, null) });
+    return this;
+  }
+
+  /** Sends the transaction; resolves with one result per op, in order. */
+  async commit(options: { signal?: AbortSignal } = {}): Promise<TransactionResult[]> {
+    this.core.check('transaction');
+    if (this.committed) throw new ProtocolError('this transaction was already committed');
+    this.committed = true;
+    const entries = this.entries;
+    if (entries.length === 0) return [];
+    const size = 8 + 9 + entries.reduce((n, e) => n + e.size, 0);
+    if (size > this.core.maxBufferBytes) throw new DataTooLargeError(entries[0]!.clientPath, size, this.core.maxBufferBytes);
+    const ns = this.ns;
+    return this.core.run({ type: OpCode.multi, ops: entries.map((e) => e.op) }, options.signal, 'transaction', (reply) => {
+      if (reply.err !== 0) throw KeeperError.from(reply.err, entries[0]!.clientPath, 'transaction rejected');
+      const results = reply.response!.results;
+      const failed = results.findIndex((r) => r.type === OpCode.error && r.err !== 0);
+      if (failed >= 0) {
+        const report: TransactionOpResult[] = entries.map((e, i) => {
+          const r = results[i];
+          return { type: e.kind, path: e.clientPath, code: r && r.type === OpCode.error ? r.err : 0 };
+        });
+        throw new TransactionError(failed, report);
+      }
+      return entries.map((e, i) => toResult(e, results[i], ns));
+    });
+  }
+}
+
+function toResult(e: Entry, r: MultiResult | undefined, ns: Namespace): TransactionResult {
+  switch (e.kind) {
+    case 'create':
+      if (r?.type !== OpCode.create2) throw new ProtocolError(`unexpected multi result ${String(r?.type)} for create`);
+      return { type: 'create', path: ns.fromServer(r.path), stat: r.stat };
+    case 'setData':
+      if (r?.type !== OpCode.setData) throw new ProtocolError(`unexpected multi result ${String(r?.type)} for setData`);
+      return { type: 'setData', path: e.clientPath, stat: r.stat };
+    case 'delete':
+      return { type: 'delete', path: e.clientPath };
+    case 'check':
+      return { type: 'check', path: e.clientPath };
+  }
+}
