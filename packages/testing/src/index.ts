@@ -4,6 +4,7 @@
  */
 export { TestingServer, type TestingServerOptions } from './testing-server.js';
 export { TestingCluster, type TestingClusterOptions, type HasConnectedServer } from './testing-cluster.js';
+export { TestingEmbeddedServer, type TestingEmbeddedServerOptions } from './testing-embedded-server.js';
 export { FaultProxy, ProxyConnection } from './fault-proxy.js';
 export { fourLetterWord } from './four-letter-words.js';
 export { freePort } from './free-port.js';

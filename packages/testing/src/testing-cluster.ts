@@ -3,6 +3,8 @@
  * test settings as TestingServer. Servers are numbered from 0 in the order of `connectString`.
  */
 import { join } from 'node:path';
+import type { Transport } from '@tenure/protocol';
+import { zookeeper } from '@tenure/zookeeper';
 import { freePort } from './free-port.js';
 import { parseServerDump, type ServerDump } from './server-dump.js';
 import { ZooKeeperNode, makeWorkDir, removeWorkDir, type ZooKeeperSettings } from './zookeeper-node.js';
@@ -68,6 +70,11 @@ export class TestingCluster {
   /** 'h:p,h:p,h:p' for every server. */
   get connectString(): string {
     return this.nodes.map((n) => n.address).join(',');
+  }
+
+  /** A transport to this server over TCP (`zookeeper(connectString)`). */
+  transport(): Transport {
+    return zookeeper(this.connectString);
   }
 
   /** The `host:port` of server n. */

@@ -4,6 +4,8 @@
  * words, no connection limit, no admin server).
  */
 import { join } from 'node:path';
+import type { Transport } from '@tenure/protocol';
+import { zookeeper } from '@tenure/zookeeper';
 import { freePort } from './free-port.js';
 import { parseServerDump, type ServerDump } from './server-dump.js';
 import { ZooKeeperNode, makeWorkDir, removeWorkDir, type ZooKeeperSettings } from './zookeeper-node.js';
@@ -43,6 +45,11 @@ export class TestingServer {
   /** '127.0.0.1:<port>'. */
   get connectString(): string {
     return this.node.address;
+  }
+
+  /** A transport to this server over TCP (`zookeeper(connectString)`). */
+  transport(): Transport {
+    return zookeeper(this.connectString);
   }
 
   get port(): number {

@@ -21,6 +21,11 @@ export interface ZooKeeperSettings {
   config?: Record<string, string | number | boolean>;
   /** Extra JVM system properties (-Dkey=value). */
   systemProperties?: Record<string, string | number | boolean>;
+  /**
+   * Extra JVM flags, after the defaults (later flags win): e.g. `['-XX:TieredStopAtLevel=4']` restores
+   * the optimising JIT for a long benchmark; the default stops at C1 for a fast start.
+   */
+  jvmFlags?: string[];
   /** slf4j-simple level for the server log (`<dir>/zookeeper.log`). Default 'warn'. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'off';
   /** How long to wait for the server to serve, ms. Default 60000. */
@@ -126,6 +131,7 @@ export class ZooKeeperNode {
         '-XX:TieredStopAtLevel=1',
         '-Xss512k',
         ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`),
+        ...(this.settings.jvmFlags ?? []),
         '-cp',
         classpath,
         mainClass,
