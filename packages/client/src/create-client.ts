@@ -1,28 +1,15 @@
-/** createClient: options → a started-on-demand client over the chosen transport. */
+/** createClient: options → a client over the chosen transport (call start() to connect). */
 import type { Transport } from '@tenure/protocol';
-import * as zookeeperPackage from '@tenure/zookeeper';
+import { zookeeper } from '@tenure/zookeeper';
 import { Client } from './client.js';
 import { ClientCore } from './client-core.js';
 import { Namespace } from './namespace.js';
 import type { ClientOptions } from './options.js';
 
-type ZooKeeperFactory = (connectString: string, options?: unknown) => Transport;
-
-/** The ZooKeeper transport, once @tenure/zookeeper exports it. */
-function zookeeperTransport(connectString: string): Transport {
-  const factory = (zookeeperPackage as Record<string, unknown>)['zookeeper'] as ZooKeeperFactory | undefined;
-  if (typeof factory !== 'function') {
-    throw new Error(
-      'createClient({ connectString }) needs the ZooKeeper transport, and @tenure/zookeeper does not export zookeeper() yet; ' +
-        'pass a transport instead, e.g. createClient({ transport: server.transport() })',
-    );
-  }
-  return factory(connectString);
-}
-
 /**
- * Creates a client. Give `transport` (any Transport, e.g. an embedded server's) or `connectString`
- * ('h1:2181,h2:2181/chroot', which selects the ZooKeeper transport). Call `start()` to connect.
+ * Creates a client. Give `transport` (any Transport, e.g. an embedded server's `transport()`) or
+ * `connectString` ('h1:2181,h2:2181/chroot', which selects the ZooKeeper transport). Call
+ * `start()` to connect.
  */
 export function createClient(options: ClientOptions): Client {
   if (options === null || typeof options !== 'object') throw new TypeError('createClient: options are required');
@@ -33,7 +20,7 @@ export function createClient(options: ClientOptions): Client {
     if (typeof transport.connect !== 'function') throw new TypeError('createClient: transport must implement connect()');
     t = transport;
   } else if (typeof connectString === 'string' && connectString.length > 0) {
-    t = zookeeperTransport(connectString);
+    t = zookeeper(connectString);
   } else {
     throw new TypeError('createClient: a transport or a connectString is required');
   }

@@ -21,7 +21,8 @@ import type { Namespace } from './namespace.js';
 import { opSize, toBuffer, type NodeData } from './request-size.js';
 
 export type TransactionResult =
-  | { type: 'create'; path: string; stat: Stat }
+  /** `stat` is there when the server answers create2 with one (ZooKeeper 3.5+ does). */
+  | { type: 'create'; path: string; stat?: Stat }
   | { type: 'delete'; path: string }
   | { type: 'setData'; path: string; stat: Stat }
   | { type: 'check'; path: string };
@@ -117,8 +118,9 @@ export class Transaction {
 function toResult(e: Entry, r: MultiResult | undefined, ns: Namespace): TransactionResult {
   switch (e.kind) {
     case 'create':
-      if (r?.type !== OpCode.create2) throw new ProtocolError(`unexpected multi result ${String(r?.type)} for create`);
-      return { type: 'create', path: ns.fromServer(r.path), stat: r.stat };
+      if (r?.type === OpCode.create2) return { type: 'create', path: ns.fromServer(r.path), stat: r.stat };
+      if (r?.type === OpCode.create) return { type: 'create', path: ns.fromServer(r.path) };
+      throw new ProtocolError(`unexpected multi result ${String(r?.type)} for create`);
     case 'setData':
       if (r?.type !== OpCode.setData) throw new ProtocolError(`unexpected multi result ${String(r?.type)} for setData`);
       return { type: 'setData', path: e.clientPath, stat: r.stat };

@@ -1,0 +1,54 @@
+/** Test harness: an embedded server with a small tick, and clients that record their states. */
+import { createEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions } from '@tenure/server';
+import { createClient, RetryPolicies, type Client, type ClientOptions, type ConnectionState } from '../src/index.js';
+
+export const TICK_MS = 100;
+
+export function startServer(options: EmbeddedServerOptions = {}): EmbeddedServer {
+  return createEmbeddedServer({ tickMs: TICK_MS, ...options });
+}
+
+export interface Recorded {
+  client: Client;
+  states: ConnectionState[];
+  /** [state, ms since the client was created] */
+  timeline: Array<[ConnectionState, number]>;
+}
+
+/** A started client whose state events are recorded. */
+export async function connect(server: EmbeddedServer, options: Partial<ClientOptions> = {}): Promise<Recorded> {
+  const client = createClient({
+    transport: server.transport(),
+    sessionTimeoutMs: 1000,
+    connectionTimeoutMs: 2000,
+    retryPolicy: RetryPolicies.exponentialBackoff(20, 10, 200),
+    ...options,
+  });
+  const states: ConnectionState[] = [];
+  const timeline: Array<[ConnectionState, number]> = [];
+  const t0 = performance.now();
+  client.on('stateChanged', (s) => {
+    states.push(s);
+    timeline.push([s, performance.now() - t0]);
+  });
+  await client.start();
+  return { client, states, timeline };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns truthy (or throws after `timeoutMs`). */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+  const until = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await sleep(10);
+  }
+}
