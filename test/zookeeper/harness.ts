@@ -1,0 +1,58 @@
+/** Helpers for the client-over-real-ZooKeeper suites: clients that record their states. */
+import { createClient, RetryPolicies, type Client, type ClientOptions, type ConnectionState } from '@tenure/client';
+
+export interface Recorded {
+  client: Client;
+  states: ConnectionState[];
+  /** [state, ms since the client was created] */
+  timeline: Array<[ConnectionState, number]>;
+  /** Everything the client logged: [level, object, message]. */
+  logs: Array<[string, unknown, string | undefined]>;
+}
+
+/** A logger that keeps every record (the client is silent without one). */
+function recordingLogger(logs: Recorded['logs']) {
+  const at = (level: string) => (obj: unknown, msg?: string) => void logs.push([level, obj, msg]);
+  const logger = { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), fatal: at('fatal'), child: () => logger };
+  return logger;
+}
+
+/** A started client on `connectString` whose state events are recorded. */
+export async function connect(connectString: string, options: Partial<ClientOptions> = {}, start = true): Promise<Recorded> {
+  const logs: Recorded['logs'] = [];
+  const client = createClient({
+    connectString,
+    sessionTimeoutMs: 2000,
+    connectionTimeoutMs: 4000,
+    retryPolicy: RetryPolicies.exponentialBackoff(20, 10, 200),
+    logger: recordingLogger(logs) as unknown as ClientOptions['logger'],
+    ...options,
+  });
+  const states: ConnectionState[] = [];
+  const timeline: Array<[ConnectionState, number]> = [];
+  const t0 = performance.now();
+  client.on('stateChanged', (s) => {
+    states.push(s);
+    timeline.push([s, performance.now() - t0]);
+  });
+  if (start) await client.start();
+  return { client, states, timeline, logs };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns truthy (or throws after `timeoutMs`). */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+  const until = performance.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await sleep(20);
+  }
+}
