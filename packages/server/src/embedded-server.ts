@@ -286,7 +286,13 @@ export class EmbeddedServer implements ConnectionHost {
   }
 
   private endSilence(s: Session): void {
-    if (s.silencedUntil > this.now()) return; // extended meanwhile; a later timer ends it
+    if (s.silencedUntil > this.now()) {
+      // Extended meanwhile, or this timer fired early: Node timers can fire up to ~1 ms before
+      // performance.now() says the delay has passed, and then nothing would ever end the silence.
+      // (Minimal fix by the client helper; re-arming is harmless when a later timer exists.)
+      this.later(s.silencedUntil - this.now() + 1, () => this.endSilence(s));
+      return;
+    }
     s.silencedUntil = 0;
     const conn = s.connection;
     if (conn !== undefined) {
