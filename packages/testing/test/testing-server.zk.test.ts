@@ -116,7 +116,11 @@ describe.skipIf(!zk.available)('TestingServer', () => {
 
   test('a JVM never outlives its test process, even one killed with SIGKILL', async () => {
     const script = fileURLToPath(new URL('./fixtures/start-server.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const tsconfig = fileURLToPath(new URL('./fixtures/tsconfig.json', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    });
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {
