@@ -1,4 +1,10 @@
-/** One node of the data tree and its Stat. */
+/**
+ * One node of the data tree and its Stat.
+ *
+ * As in ZooKeeper, `cversion` is kept as the number of child creates (the sequential suffix and the
+ * container reaper use it), and the Stat shows `2 × creates − children`, i.e. creates plus
+ * deletes. The Stat shows ephemeralOwner 0 for containers and TTL nodes (DataNode.copyStat).
+ */
 import type { ACL, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, ttlFromEphemeralOwner } from '@tenure/protocol';
 
@@ -10,9 +16,12 @@ export class ZNode {
   readonly ctime: number;
   mtime: number;
   version = 0;
+  /** Child creates so far (not the Stat's cversion). */
   cversion = 0;
   aversion = 0;
   readonly ephemeralOwner: bigint;
+  /** The owner a Stat shows: the session of an ephemeral, 0 for anything else. */
+  readonly sessionOwner: bigint;
   pzxid: bigint;
   /** Child names (not paths), in creation order. */
   readonly children = new Set<string>();
@@ -26,7 +35,10 @@ export class ZNode {
     this.ctime = time;
     this.mtime = time;
     this.ephemeralOwner = ephemeralOwner;
+    const o = ephemeralOwner;
+    this.sessionOwner = o === 0n || o === CONTAINER_EPHEMERAL_OWNER || ttlFromEphemeralOwner(o) !== undefined ? 0n : o;
   }
+
 
   stat(): Stat {
     return {
@@ -35,9 +47,9 @@ export class ZNode {
       ctime: this.ctime,
       mtime: this.mtime,
       version: this.version,
-      cversion: this.cversion,
+      cversion: (this.cversion * 2 - this.children.size) | 0,
       aversion: this.aversion,
-      ephemeralOwner: this.ephemeralOwner,
+      ephemeralOwner: this.sessionOwner,
       dataLength: this.data === null ? 0 : this.data.length,
       numChildren: this.children.size,
       pzxid: this.pzxid,
