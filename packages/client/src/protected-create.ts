@@ -88,8 +88,8 @@ export async function protectedCreate(
 }
 
 /**
- * Our node under `parent`, found by its prefix. An ephemeral owned by another session is deleted
- * and not returned.
+ * Our node under `parent`, found by its prefix. Ephemerals with the prefix that another session
+ * owns are deleted, never adopted; a node of ours is preferred to any other match.
  */
 async function findProtectedNode(
   core: ClientCore,
@@ -100,17 +100,20 @@ async function findProtectedNode(
   epoch: number,
 ): Promise<{ path: string; stat: Stat } | null> {
   const children = await core.once({ type: OpCode.getChildren, path: parent, watch: false }, signal, parent, (r) => (r.err === 0 ? r.response!.children : r.err === ErrorCode.NONODE ? [] : fail(r.err, parent)), epoch);
-  const name = children.find((c) => c.startsWith(prefix));
-  if (name === undefined) return null;
-  const path = joinPath(parent, name);
-  const stat = await core.once({ type: OpCode.exists, path, watch: false }, signal, path, (r) => (r.err === 0 ? r.response!.stat : r.err === ErrorCode.NONODE ? null : fail(r.err, path)), epoch);
-  if (stat === null) return null;
-  if (ephemeral && stat.ephemeralOwner !== core.session.sessionId) {
-    core.logger.info({ path }, 'protected create found its node owned by another session; deleting it');
-    await core.once({ type: OpCode.delete, path, version: -1 }, signal, path, (r) => (r.err === 0 || r.err === ErrorCode.NONODE ? undefined : fail(r.err, path)), epoch);
-    return null;
+  let found: { path: string; stat: Stat } | null = null;
+  for (const name of children) {
+    if (!name.startsWith(prefix)) continue;
+    const path = joinPath(parent, name);
+    const stat = await core.once({ type: OpCode.exists, path, watch: false }, signal, path, (r) => (r.err === 0 ? r.response!.stat : r.err === ErrorCode.NONODE ? null : fail(r.err, path)), epoch);
+    if (stat === null) continue;
+    if (ephemeral && stat.ephemeralOwner !== core.session.sessionId) {
+      core.logger.info({ path }, 'protected create found a node of its prefix owned by another session; deleting it');
+      await core.once({ type: OpCode.delete, path, version: -1 }, signal, path, (r) => (r.err === 0 || r.err === ErrorCode.NONODE ? undefined : fail(r.err, path)), epoch);
+      continue;
+    }
+    found ??= { path, stat };
   }
-  return { path, stat };
+  return found;
 }
 
 /** Deletes every child of `parent` with our prefix (on whatever session is current). */

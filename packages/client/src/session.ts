@@ -434,6 +434,8 @@ export class Session {
   private onEvent(link: Link, ev: WatcherEvent, zxid: bigint): void {
     if (!link.alive || link !== this.link) return;
     this.lastRecv = this.clock.now();
+    // Every event up to this zxid has been delivered (ZooKeeper 3.9+ and the embedded server send it).
+    if (zxid > this.seenZxid) this.seenZxid = zxid;
     this.cfg.registry.dispatch(ev.type, ev.path, zxid);
   }
 

@@ -52,3 +52,24 @@ export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, 
     await sleep(10);
   }
 }
+
+/** The system clock, counting the timers that are armed and not yet fired or cleared. */
+export function countingClock(): import('../src/index.js').Clock & { live(): number } {
+  const live = new Set<unknown>();
+  return {
+    now: () => performance.now(),
+    setTimeout(fn, ms) {
+      const h = setTimeout(() => {
+        live.delete(h);
+        fn();
+      }, Math.max(0, ms));
+      live.add(h);
+      return h;
+    },
+    clearTimeout(h) {
+      live.delete(h);
+      clearTimeout(h as ReturnType<typeof setTimeout>);
+    },
+    live: () => live.size,
+  };
+}

@@ -1,0 +1,243 @@
+/** One-shot and persistent watches across reconnects and session loss; re-registration; removal. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EmbeddedServer } from '@tenure/server';
+import {
+  ConnectionState,
+  CreateMode,
+  NoWatcherError,
+  WatcherType,
+  type Client,
+  type PersistentWatchEvent,
+  type WatchEvent,
+} from '../src/index.js';
+import { connect, eventually, sleep, startServer } from './harness.js';
+
+let server: EmbeddedServer;
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server?.close();
+});
+
+async function open(opts: Parameters<typeof connect>[1] = {}) {
+  const r = await connect(server, opts);
+  clients.push(r.client);
+  return r;
+}
+
+/**
+ * Takes `client` away for `ms`: its connection drops and it cannot come back meanwhile (its
+ * handshakes wait out the silence). `ms` must exceed the read timeout, by which the client notices.
+ */
+function away(client: Client, ms: number): void {
+  server.silence(client.sessionId, ms);
+  server.dropConnection(client.sessionId);
+}
+
+describe('one-shot watches', () => {
+  it('fire once, with ZooKeeper routing', async () => {
+    server = startServer();
+    const { client: c } = await open();
+    const { client: other } = await open();
+    const events: string[] = [];
+    const log = (e: WatchEvent): void => void events.push(`${e.type} ${e.path}`);
+    expect(await c.exists('/w', { watch: log })).toBeNull();
+    await other.create('/w', 'a');
+    await eventually(() => events.length === 1);
+    await c.getData('/w', { watch: log });
+    await c.getChildren('/w', { watch: log });
+    await other.setData('/w', 'b');
+    await other.setData('/w', 'c'); // one-shot: no second event
+    await other.create('/w/kid');
+    await eventually(() => events.length === 3);
+    await sleep(30);
+    expect(events).toEqual(['NodeCreated /w', 'NodeDataChanged /w', 'NodeChildrenChanged /w']);
+  });
+
+  it('a watch set before dropConnection fires after the reconnect for a change made while away', async () => {
+    server = startServer();
+    const { client: c, states } = await open({ sessionTimeoutMs: 2000 });
+    const { client: other } = await open();
+    await other.create('/d', 'v0');
+    await other.create('/k');
+    const events: string[] = [];
+    const log = (e: WatchEvent): void => void events.push(`${e.type} ${e.path}`);
+    await c.getData('/d', { watch: log });
+    await c.getChildren('/k', { watch: log });
+    expect(await c.exists('/later', { watch: log })).toBeNull();
+    away(c, 1700); // read timeout 1333 ms, LOST deadline 2000 ms
+    await c.waitForState(ConnectionState.SUSPENDED);
+    // While the client is away (its server-side watches died with its connection):
+    await other.setData('/d', 'v1');
+    await other.create('/k/new');
+    await other.create('/later');
+    expect(events).toEqual([]);
+    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await eventually(() => events.length === 3, 3000, 'three catch-up events');
+    expect(events.sort()).toEqual(['NodeChildrenChanged /k', 'NodeCreated /later', 'NodeDataChanged /d']);
+    expect(states).toEqual([ConnectionState.CONNECTED, ConnectionState.SUSPENDED, ConnectionState.RECONNECTED]);
+  });
+
+  it('re-registers more than 128 KiB of watch paths after a reconnect', async () => {
+    server = startServer();
+    const { client: c } = await open({ sessionTimeoutMs: 2000 });
+    const { client: other } = await open();
+    const pad = 'x'.repeat(90);
+    const paths = Array.from({ length: 2000 }, (_, i) => `/many/${pad}-${String(i).padStart(5, '0')}`);
+    const total = paths.reduce((n, p) => n + p.length, 0);
+    expect(total).toBeGreaterThan(128 * 1024);
+    const fired = new Set<string>();
+    await Promise.all(paths.map((p) => c.exists(p, { watch: (e) => void fired.add(e.path) })));
+    const id = c.sessionId;
+    expect(server.watchesOf(id).data.length).toBe(2000);
+    server.dropConnection(id);
+    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await eventually(() => server.watchesOf(id).data.length === 2000, 3000, 'all watches re-registered');
+    await other.create('/many');
+    await other.create(paths[0]!);
+    await other.create(paths[1999]!);
+    await eventually(() => fired.size === 2, 3000, 'events after re-registration');
+    expect([...fired].sort()).toEqual([paths[0], paths[1999]]);
+  });
+
+  it('survive LOST: re-registered on the new session', async () => {
+    server = startServer();
+    const { client: c } = await open({ sessionTimeoutMs: 600 });
+    const { client: other } = await open();
+    await other.create('/s', 'v');
+    const events: string[] = [];
+    await c.getData('/s', { watch: (e) => void events.push(e.type) });
+    server.silence(c.sessionId, 3000);
+    await c.waitForState(ConnectionState.LOST);
+    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await other.setData('/s', 'w');
+    await eventually(() => events.length === 1);
+    expect(events).toEqual(['NodeDataChanged']);
+  });
+
+  it('removeWatches removes client-side and server-side, with WatchRemoved events', async () => {
+    server = startServer();
+    const { client: c } = await open();
+    await c.create('/r');
+    const events: string[] = [];
+    const a = (e: WatchEvent): void => void events.push(`a ${e.type}`);
+    const b = (e: WatchEvent): void => void events.push(`b ${e.type}`);
+    await c.getData('/r', { watch: a });
+    await c.getData('/r', { watch: b });
+    await c.getChildren('/r', { watch: a });
+    await c.removeWatches('/r', WatcherType.Data, { watcher: a });
+    expect(events).toEqual(['a DataWatchRemoved']);
+    expect(server.watchesOf(c.sessionId).data).toEqual(['/r']); // b still needs it
+    await c.removeWatches('/r', WatcherType.Any);
+    expect(events.sort()).toEqual(['a ChildWatchRemoved', 'a DataWatchRemoved', 'b DataWatchRemoved']);
+    expect(server.watchesOf(c.sessionId)).toEqual({ data: [], child: [] });
+    await expect(c.removeWatches('/r', WatcherType.Data)).rejects.toBeInstanceOf(NoWatcherError);
+    await c.removeWatches('/r', WatcherType.Data, { quietly: true });
+  });
+});
+
+describe('persistent watches', () => {
+  it('a recursive watch resumes after a reconnect and yields reset after LOST', async () => {
+    server = startServer();
+    const { client: c } = await open({ sessionTimeoutMs: 600 });
+    const { client: other } = await open();
+    await other.create('/r');
+    const watch = await c.addWatch('/r', { recursive: true });
+    const got: PersistentWatchEvent[] = [];
+    const reader = (async () => {
+      for await (const ev of watch) got.push(ev);
+    })();
+    await other.create('/r/a');
+    await other.setData('/r/a', 'x');
+    await eventually(() => got.length === 2);
+    expect(got.map((e) => `${e.type} ${e.path}`)).toEqual(['NodeCreated /r/a', 'NodeDataChanged /r/a']);
+
+    server.dropConnection(c.sessionId);
+    await c.waitForState(ConnectionState.RECONNECTED);
+    await other.create('/r/a/b');
+    await eventually(() => got.some((e) => e.path === '/r/a/b'), 3000, 'event after reconnect');
+
+    server.silence(c.sessionId, 3000);
+    await c.waitForState(ConnectionState.LOST);
+    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await eventually(() => got.some((e) => e.type === 'reset'), 3000, 'reset');
+    expect(got.filter((e) => e.type === 'reset')).toEqual([{ type: 'reset', path: '/r', reason: 'LOST' }]);
+    await other.delete('/r/a/b');
+    await eventually(() => got.some((e) => e.type === 'NodeDeleted' && e.path === '/r/a/b'), 3000, 'event on the new session');
+    await watch.close();
+    await reader; // iteration ends on close
+    expect(server.watchesOf(c.sessionId)).toEqual({ data: [], child: [] });
+  });
+
+  it('reports reset after a reconnect when the server moved on meanwhile', async () => {
+    server = startServer();
+    const { client: c } = await open({ sessionTimeoutMs: 2000 });
+    const { client: other } = await open();
+    const got: PersistentWatchEvent[] = [];
+    const watch = await c.addWatch('/p', { listener: (e) => got.push(e) });
+    away(c, 1700);
+    await c.waitForState(ConnectionState.SUSPENDED);
+    await other.create('/p'); // missed: persistent watches get no catch-up events
+    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
+    await eventually(() => got.length === 1);
+    expect(got).toEqual([{ type: 'reset', path: '/p', reason: 'RECONNECTED' }]);
+    await other.setData('/p', 'x');
+    await eventually(() => got.length === 2);
+    expect(got[1]).toMatchObject({ type: 'NodeDataChanged', path: '/p' });
+    await watch.close();
+  });
+
+  it('non-recursive: events of the node itself and its children list, not of grandchildren', async () => {
+    server = startServer();
+    const { client: c } = await open();
+    const app = c.usingNamespace('ns');
+    await app.create('/x', null, {});
+    const got: string[] = [];
+    await using _w = await app.addWatch('/x', { listener: (e) => got.push(`${e.type} ${e.path}`) });
+    await app.create('/x/y');
+    await app.create('/x/y/z');
+    await app.setData('/x', 'd');
+    await eventually(() => got.length === 2);
+    await sleep(30);
+    expect(got).toEqual(['NodeChildrenChanged /x', 'NodeDataChanged /x']);
+  });
+
+  it('removeWatches(Any) ends persistent watches', async () => {
+    server = startServer();
+    const { client: c } = await open();
+    const w = await c.addWatch('/q', { recursive: true });
+    await c.removeWatches('/q', WatcherType.Any);
+    expect(w.closed).toBe(true);
+    expect((await w[Symbol.asyncIterator]().next()).done).toBe(true);
+    expect(server.watchesOf(c.sessionId)).toEqual({ data: [], child: [] });
+  });
+});
+
+describe('close', () => {
+  it('leaves no watches, timers or ephemerals behind', async () => {
+    server = startServer();
+    const { countingClock } = await import('./harness.js');
+    const clock = countingClock();
+    const { client: c } = await open({ clock });
+    await c.create('/base');
+    await c.create('/base/e', null, { mode: CreateMode.EPHEMERAL });
+    await c.getData('/base', { watch: () => {} });
+    await c.exists('/missing', { watch: () => {} });
+    const w = await c.addWatch('/base', { recursive: true });
+    const ended = (async () => {
+      for await (const _ of w) {
+        /* drain */
+      }
+    })();
+    const id = c.sessionId;
+    expect(server.watchCounts().get(id)).toBeGreaterThan(0);
+    expect(clock.live()).toBeGreaterThan(0);
+    await c.close();
+    await ended;
+    expect(clock.live()).toBe(0);
+    expect(server.sessions()).toEqual([]);
+    expect(server.watchCounts().get(id)).toBeUndefined();
+    expect(server.node('/base/e')).toBeUndefined();
+    expect(server.connectionCount).toBe(0);
+  });
+});
