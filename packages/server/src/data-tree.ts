@@ -24,7 +24,9 @@ export class DataTree {
     this.nodes.set('/', root);
     this.attach('/zookeeper', new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n));
     this.attach('/zookeeper/quota', new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n));
-    this.attach('/zookeeper/config', new ZNode(Buffer.alloc(0), READ_ACL_UNSAFE, 0n, 0, 0n));
+    const config = new ZNode(Buffer.alloc(0), READ_ACL_UNSAFE, 0n, 0, 0n);
+    config.aversion = -1; // ZooKeeper sets its ACL with "version" -1, which lands in aversion
+    this.attach('/zookeeper/config', config);
   }
 
   /** System nodes are linked without touching the parent's cversion, as in ZooKeeper. */

@@ -89,6 +89,13 @@ const WRITE_OPS = new Set<number>([
 ]);
 const READ_OPS = new Set<number>([OpCode.getData, OpCode.getChildren]);
 
+function ttlFlagsWithoutTtl(op: MultiOp): boolean {
+  return (
+    (op.type === OpCode.create || op.type === OpCode.create2 || op.type === OpCode.createContainer) &&
+    (op.flags === 5 || op.flags === 6)
+  );
+}
+
 /** Version check shared by delete, setData, setACL and check: -1 matches any version. */
 function nextVersion(current: number, expected: number): number {
   if (expected !== -1 && expected !== current) fail(ErrorCode.BADVERSION);
@@ -351,8 +358,9 @@ export class RequestProcessor {
   /** multi: all or nothing; on failure [0…, code, -2…] with header err 0 (wire doc §4.5). */
   private multi(ctx: RequestContext, ops: MultiOp[]): Outcome {
     const zxid = this.nextZxid();
-    // Reads in a multi, or reads mixed with writes, cannot be decoded by ZooKeeper.
-    if (!ops.every((op) => WRITE_OPS.has(op.type))) return error(zxid, ErrorCode.MARSHALLINGERROR);
+    // Reads in a multi, or reads mixed with writes, cannot be decoded by ZooKeeper; nor can a TTL
+    // mode in a create record that has no TTL (ZooKeeper fails the whole request).
+    if (!ops.every((op) => WRITE_OPS.has(op.type) && !ttlFlagsWithoutTtl(op))) return error(zxid, ErrorCode.MARSHALLINGERROR);
     const time = Date.now();
     const undo: Undo[] = [];
     const notes: Array<() => void> = [];
