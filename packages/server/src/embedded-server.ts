@@ -294,9 +294,10 @@ export class EmbeddedServer implements ConnectionHost {
       return;
     }
     s.silencedUntil = 0;
+    for (const c of s.heldBySilence) c.flush();
+    s.heldBySilence.clear();
     const conn = s.connection;
     if (conn !== undefined) {
-      conn.flush();
       const held = conn.held.splice(0);
       for (const h of held) {
         if (this.paused || this.held.length > 0) this.held.push({ conn, ...h });
@@ -434,7 +435,13 @@ export class EmbeddedServer implements ConnectionHost {
     this.held = [];
     this.pauseEnd?.();
     this.pauseEnd = undefined;
+    // Closing is not a partition: every client hears of it now.
+    for (const s of this.sessionTable) s.silencedUntil = 0;
     for (const conn of [...this.connections]) conn.abort('server closed');
+    for (const s of this.sessionTable) {
+      for (const c of s.heldBySilence) c.flush();
+      s.heldBySilence.clear();
+    }
     this.rejectWaiters(() => new ConnectionLossError(undefined, 'server closed'));
     clearInterval(this.reaper);
     for (const t of this.timers) clearTimeout(t);

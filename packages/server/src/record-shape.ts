@@ -104,11 +104,17 @@ export function isKnownOp(type: number): boolean {
   return fieldsByOp.has(type);
 }
 
+/** The checks of each op as a flat list, so the hot path allocates nothing. */
+const checksByOp = new Map<number, ReadonlyArray<readonly [string, (v: unknown) => boolean]>>(
+  [...fieldsByOp].map(([op, fields]) => [op, Object.entries(fields)]),
+);
+
 /** Why a record of a known op is malformed, or undefined when it is well formed. */
 export function recordProblem(req: Record<string, unknown>): string | undefined {
-  const fields = fieldsByOp.get(req.type as number);
-  if (fields === undefined) return `unknown op ${String(req.type)}`;
-  for (const [name, ok] of Object.entries(fields)) {
+  const checks = checksByOp.get(req.type as number);
+  if (checks === undefined) return `unknown op ${String(req.type)}`;
+  for (let i = 0; i < checks.length; i++) {
+    const [name, ok] = checks[i]!;
     if (!ok(req[name])) return `field ${name} of op ${String(req.type)} is malformed`;
   }
   if (req.type === OpCode.multi || req.type === OpCode.multiRead) {

@@ -6,7 +6,7 @@
  * are encoded.
  */
 import type { Request } from '@tenure/protocol';
-import { encodedRequestSize } from '@tenure/protocol';
+import { OpCode, encodedRequestSize } from '@tenure/protocol';
 
 /** A UTF-8 string takes at most 3 bytes per UTF-16 unit, plus its length prefix. */
 const str = (s: unknown): number => (typeof s === 'string' ? 4 + 3 * s.length : 4);
@@ -27,6 +27,25 @@ const aclList = (l: unknown): number => {
 /** An upper bound of the encoded payload (8-byte header + record). */
 export function requestSizeBound(req: Request): number {
   const r = req as unknown as Record<string, unknown>;
+  // The common reads carry nothing but a path and fixed-size fields.
+  switch (req.type) {
+    case OpCode.getData:
+    case OpCode.exists:
+    case OpCode.getChildren:
+    case OpCode.getChildren2:
+    case OpCode.delete:
+    case OpCode.sync:
+    case OpCode.getACL:
+    case OpCode.ping:
+      return 81 + str(r.path);
+    case OpCode.setData:
+      return 81 + str(r.path) + buf(r.data);
+    case OpCode.create:
+    case OpCode.create2:
+    case OpCode.createContainer:
+    case OpCode.createTTL:
+      return 81 + str(r.path) + buf(r.data) + aclList(r.acl);
+  }
   let n = 8;
   // Every fixed-size field is at most 8 bytes; 64 covers the fixed part of any record.
   n += 64;

@@ -65,7 +65,8 @@ export class ServerConnection implements Watcher, RequestContext {
   }
 
   get silenced(): boolean {
-    return this.session.silencedUntil > this.host.now();
+    const until = this.session.silencedUntil;
+    return until !== 0 && until > this.host.now();
   }
 
   notify(event: WatcherEvent, zxid: bigint): void {
@@ -113,7 +114,11 @@ export class ServerConnection implements Watcher, RequestContext {
   }
 
   private scheduleFlush(): void {
-    if (this.flushQueued || this.silenced) return;
+    if (this.silenced) {
+      this.session.heldBySilence.add(this);
+      return;
+    }
+    if (this.flushQueued) return;
     this.flushQueued = true;
     queueMicrotask(() => {
       this.flushQueued = false;

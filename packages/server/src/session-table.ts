@@ -12,6 +12,8 @@ export class Session {
   silencedUntil = 0;
   /** loseNextReply fault armed. */
   loseNextReply = false;
+  /** Connections whose output waits for the silence to end (one may be closed already). */
+  readonly heldBySilence = new Set<ServerConnection>();
 
   constructor(
     readonly id: bigint,

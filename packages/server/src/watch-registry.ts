@@ -80,6 +80,11 @@ class WatchTable {
     modes.clear();
   }
 
+  /** Whether an event on `path` could reach anyone (cheap, allocation-free). */
+  mayNotify(path: string): boolean {
+    return this.recursive > 0 || this.byPath.has(path);
+  }
+
   /** The watchers to notify for an event on `path`; one-shot entries are consumed. */
   collect(path: string, type: number, into: Set<Watcher>): void {
     this.collectAt(path, path, type, into);
@@ -187,6 +192,7 @@ export class WatchRegistry {
   }
 
   private fire(table: WatchTable, path: string, type: number, zxid: bigint, suppress?: Set<Watcher>): Set<Watcher> | undefined {
+    if (!table.mayNotify(path)) return undefined;
     const targets = new Set<Watcher>();
     table.collect(path, type, targets);
     if (targets.size === 0) return undefined;
