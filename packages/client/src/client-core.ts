@@ -33,7 +33,7 @@ export interface ClientEvents {
 }
 
 /** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
-export type ReplyMapper<R extends Request, T> = (reply: Reply<ResponseFor<R>>) => T;
+export type ReplyMapper<R extends Request, T> = (reply: Reply<ResponseFor<R>>, path: string | undefined) => T;
 
 export class ClientCore {
   readonly emitter = new EventEmitter<ClientEvents>();
@@ -120,7 +120,7 @@ export class ClientCore {
         if (reply.err !== 0 && isRetryableCode(reply.err)) {
           return this.slow(req, signal, path, map, epoch, { error: KeeperError.from(reply.err, path), startedAt: sentAt });
         }
-        return map(reply);
+        return map(reply, path);
       },
       (error: unknown) => this.slow(req, signal, path, map, epoch, { error: named(error, path), startedAt: sentAt }),
     );
@@ -161,7 +161,7 @@ export class ClientCore {
     const conn = await this.session.waitForConnection(epoch, this.connectionTimeoutMs, signal, path);
     const reply = await this.send(conn, req, signal, path);
     if (reply.err !== 0 && isRetryableCode(reply.err)) throw KeeperError.from(reply.err, path);
-    return map(reply);
+    return map(reply, path);
   }
 
   /** Sends on `conn`, keeping the session's timing; rejects at once when `signal` aborts. */

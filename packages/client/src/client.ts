@@ -21,8 +21,11 @@ import {
   validatePath,
   type ACL,
   type ClientInfo,
+  type GetDataResponse,
+  type Reply,
   type Request,
   type ResponseFor,
+  type StatResponse,
   type Stat,
 } from '@tenure/protocol';
 import { abortReason, type Clock, type TimerHandle } from './clock.js';
@@ -31,6 +34,7 @@ import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
 import { deleteTree, type ExecAny } from './delete-node.js';
 import { Namespace } from './namespace.js';
+import { checkPath } from './path-check.js';
 import { aclFor } from './options.js';
 import { PersistentWatchHandle, type PersistentWatch } from './persistent-watch.js';
 import { newProtectedId, protectedCreate } from './protected-create.js';
@@ -119,6 +123,19 @@ export type MultiReadResult =
   | { type: 'getData'; path: string; data: Buffer; stat: Stat }
   | { type: 'getChildren'; path: string; children: string[] }
   | { type: 'error'; path: string; error: KeeperError };
+
+/** Shared reply mappers for the common calls without a watch (no closure per call). */
+function mapGetData(r: Reply<GetDataResponse>, path: string | undefined): { data: Buffer; stat: Stat } {
+  if (r.err !== 0) throw KeeperError.from(r.err, path);
+  const res = r.response!;
+  return { data: res.data ?? EMPTY, stat: res.stat };
+}
+
+function mapExists(r: Reply<StatResponse>, path: string | undefined): Stat | null {
+  if (r.err === 0) return r.response!.stat;
+  if (r.err === ErrorCode.NONODE) return null;
+  throw KeeperError.from(r.err, path);
+}
 
 const CONNECTED_STATES: readonly ConnectionState[] = [ConnectionState.CONNECTED, ConnectionState.RECONNECTED, ConnectionState.READ_ONLY];
 
@@ -291,9 +308,10 @@ export class Client {
     try {
       const full = this.full(path);
       const watch = options?.watch;
+      if (watch === undefined) return this.core.run({ type: OpCode.exists, path: full, watch: false }, options?.signal, path, mapExists);
       const registry = this.core.registry;
       const ns = this.ns;
-      return this.core.run({ type: OpCode.exists, path: full, watch: watch !== undefined }, options?.signal, path, (r) => {
+      return this.core.run({ type: OpCode.exists, path: full, watch: true }, options?.signal, path, (r) => {
         if (r.err === 0) {
           if (watch) registry.addOneShot('data', full, watch, ns);
           return r.response!.stat;
@@ -313,13 +331,13 @@ export class Client {
     try {
       const full = this.full(path);
       const watch = options?.watch;
+      if (watch === undefined) return this.core.run({ type: OpCode.getData, path: full, watch: false }, options?.signal, path, mapGetData);
       const ns = this.ns;
       const registry = this.core.registry;
-      return this.core.run({ type: OpCode.getData, path: full, watch: watch !== undefined }, options?.signal, path, (r) => {
-        if (r.err !== 0) throw KeeperError.from(r.err, path);
-        if (watch) registry.addOneShot('data', full, watch, ns);
-        const res = r.response!;
-        return { data: res.data ?? EMPTY, stat: res.stat };
+      return this.core.run({ type: OpCode.getData, path: full, watch: true }, options?.signal, path, (r, p) => {
+        const result = mapGetData(r, p);
+        registry.addOneShot('data', full, watch, ns);
+        return result;
       });
     } catch (err) {
       return Promise.reject(err);
@@ -412,7 +430,7 @@ export class Client {
       const core = this.core;
       const ns = this.ns;
       const mode = options.mode ?? CreateMode.PERSISTENT;
-      validatePath(path, isSequentialMode(mode));
+      checkPath(path, isSequentialMode(mode));
       const ttl = checkModeAndTtl(path, mode, options.ttlMs);
       const full = ns.toServer(path);
       const acl = options.acl ?? aclFor(core.aclProvider, full);
@@ -569,8 +587,7 @@ export class Client {
   // ---- internals ----
 
   private full(path: string): string {
-    validatePath(path);
-    return this.ns.toServer(path);
+    return this.ns.toServer(checkPath(path));
   }
 
   /** A request whose only failure mode is its error code. `build` gets the server path. */

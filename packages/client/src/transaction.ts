@@ -8,7 +8,6 @@ import {
   OpCode,
   ProtocolError,
   isSequentialMode,
-  validatePath,
   type ACL,
   type MultiOp,
   type MultiResult,
@@ -16,6 +15,7 @@ import {
 } from '@tenure/protocol';
 import type { ClientCore } from './client-core.js';
 import { checkModeAndTtl, createRequest } from './create-node.js';
+import { checkPath } from './path-check.js';
 import { DataTooLargeError, TransactionError, type TransactionOpResult } from './errors.js';
 import type { Namespace } from './namespace.js';
 import { opSize, toBuffer, type NodeData } from './request-size.js';
@@ -57,7 +57,7 @@ export class Transaction {
 
   create(path: string, data?: NodeData | null, options: TransactionCreateOptions = {}): this {
     const mode = options.mode ?? CreateMode.PERSISTENT;
-    validatePath(path, isSequentialMode(mode));
+    checkPath(path, isSequentialMode(mode));
     const ttl = checkModeAndTtl(path, mode, options.ttlMs);
     const full = this.ns.toServer(path);
     const acl = options.acl ?? this.aclOf(full);
@@ -67,14 +67,14 @@ export class Transaction {
   }
 
   delete(path: string, options: { version?: number } = {}): this {
-    validatePath(path);
+    checkPath(path);
     const full = this.ns.toServer(path);
     this.entries.push({ kind: 'delete', clientPath: path, op: { type: OpCode.delete, path: full, version: options.version ?? -1 }, size: opSize(full, null, null) });
     return this;
   }
 
   setData(path: string, data: NodeData | null, options: { version?: number } = {}): this {
-    validatePath(path);
+    checkPath(path);
     const full = this.ns.toServer(path);
     const buf = toBuffer(data, 'transaction setData');
     this.entries.push({ kind: 'setData', clientPath: path, op: { type: OpCode.setData, path: full, data: buf, version: options.version ?? -1 }, size: opSize(full, buf, null) });
@@ -83,7 +83,7 @@ export class Transaction {
 
   /** Fails the transaction unless the node's version is `version`. */
   check(path: string, version: number): this {
-    validatePath(path);
+    checkPath(path);
     const full = this.ns.toServer(path);
     this.entries.push({ kind: 'check', clientPath: path, op: { type: OpCode.check, path: full, version }, size: opSize(full, null, null) });
     return this;

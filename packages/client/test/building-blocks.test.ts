@@ -111,3 +111,26 @@ describe('hosts and reconnect pacing', () => {
     }
   });
 });
+
+describe('fast path check', () => {
+  it('agrees with the protocol validator on every input', async () => {
+    const fc = (await import('fast-check')).default;
+    const { pathProblem } = await import('@tenure/protocol');
+    const { checkPath } = await import('../src/path-check.js');
+    const alphabet = fc.constantFrom('/', '.', 'a', 'Z', '0', '-', '_', '\u0000', '\u001f', '\u007f', '\u0085', '\ud800', '\ue000', '\ufff0', '\u00e9', ' ');
+    const paths = fc.oneof(fc.string({ unit: alphabet, maxLength: 12 }), fc.string({ unit: alphabet, maxLength: 12 }).map((s) => '/' + s), fc.string());
+    fc.assert(
+      fc.property(paths, fc.boolean(), (p, seq) => {
+        let threw = false;
+        try {
+          checkPath(p, seq);
+        } catch (e) {
+          threw = true;
+          expect(e).toBeInstanceOf(InvalidPathError);
+        }
+        expect(threw).toBe(pathProblem(p, seq) !== undefined);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});

