@@ -40,6 +40,11 @@ type State = typeof HANDSHAKE | typeof OPEN | typeof CLOSED;
 
 const REPLY_HEADER_BYTES = 16;
 const MAX_XID = 0x7fffffff;
+
+/** The xid after `xid`: positive, wrapping from 2^31-1 back to 1 (0 and negatives are special xids). */
+export function followingXid(xid: number): number {
+  return xid >= MAX_XID || xid < 0 ? 1 : xid + 1;
+}
 /** Below this many queued bytes a flush copies frames into one buffer; above it, writev via cork. */
 const COALESCE_BYTES = 64 * 1024;
 
@@ -157,9 +162,7 @@ class ZooKeeperConnection implements Connection {
   }
 
   private nextXid(): number {
-    // Positive, wrapping from 2^31-1 back to 1 (never 0 or negative: those are special xids).
-    this.xid = this.xid >= MAX_XID ? 1 : this.xid + 1;
-    return this.xid;
+    return (this.xid = followingXid(this.xid));
   }
 
   // Frames sent in one synchronous burst (e.g. Promise.all of many requests) leave in one write.

@@ -30,3 +30,14 @@ describe('connect strings', () => {
     expect(() => zookeeper('a:1', { maxFrameBytes: 0 })).toThrow(RangeError);
   });
 });
+
+describe('xids', () => {
+  test('count up from 1 and wrap from 2^31-1 back to 1, never 0 or negative', async () => {
+    const { followingXid } = await import('../src/connection.js');
+    expect(followingXid(0)).toBe(1);
+    expect(followingXid(1)).toBe(2);
+    expect(followingXid(0x7ffffffe)).toBe(0x7fffffff);
+    expect(followingXid(0x7fffffff)).toBe(1);
+    expect(followingXid(-8)).toBe(1);
+  });
+});
