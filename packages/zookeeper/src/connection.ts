@@ -108,6 +108,17 @@ class ZooKeeperConnection implements Connection {
   ) {
     this.chroot = options.chroot;
     this.reader = new FrameReader(options.maxFrameBytes);
+    // Encoded first: bad params throw here, before any socket exists.
+    const hello = frame(
+      encodeConnectRequest({
+        protocolVersion: 0,
+        lastZxidSeen: params.lastZxidSeen,
+        timeOut: params.timeoutMs,
+        sessionId: params.sessionId,
+        passwd: params.passwd,
+        readOnly: params.readOnly,
+      }),
+    );
     this.signal = params.signal;
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
 
@@ -118,18 +129,7 @@ class ZooKeeperConnection implements Connection {
     socket.on('close', () => this.fail({ kind: 'network', message: `connection to ${server} closed` }));
 
     // Written before 'connect' (the socket queues it); nothing else is sent until the answer arrives.
-    socket.write(
-      frame(
-        encodeConnectRequest({
-          protocolVersion: 0,
-          lastZxidSeen: params.lastZxidSeen,
-          timeOut: params.timeoutMs,
-          sessionId: params.sessionId,
-          passwd: params.passwd,
-          readOnly: params.readOnly,
-        }),
-      ),
-    );
+    socket.write(hello);
   }
 
   get closed(): boolean {
