@@ -90,10 +90,28 @@ function sameAcl(a: ACL, b: ACL): boolean {
 }
 
 /**
- * Validates an ACL list for create/setACL and expands `auth` entries into the caller's
- * authenticated ids (ZooKeeper's fixupACL). Throws KeeperCode(INVALIDACL).
+ * Nodes share their ACL lists, as ZooKeeper's ACL cache does: most trees use a handful of lists,
+ * and a shared frozen list costs nothing per node. The table stops growing at a bound.
  */
-export function fixupAcl(acls: readonly ACL[] | null, authIds: readonly Id[]): ACL[] {
+const internedAcls = new Map<string, readonly ACL[]>();
+const MAX_INTERNED_ACLS = 10_000;
+
+function intern(acl: ACL[]): readonly ACL[] {
+  let key = '';
+  for (const a of acl) key += `${a.perms}\u0000${a.id.scheme}\u0000${a.id.id}\u0001`;
+  const found = internedAcls.get(key);
+  if (found !== undefined) return found;
+  const frozen = Object.freeze(acl.map((a) => Object.freeze({ perms: a.perms, id: Object.freeze({ ...a.id }) })));
+  if (internedAcls.size < MAX_INTERNED_ACLS) internedAcls.set(key, frozen);
+  return frozen;
+}
+
+/**
+ * Validates an ACL list for create/setACL and expands `auth` entries into the caller's
+ * authenticated ids (ZooKeeper's fixupACL). Throws KeeperCode(INVALIDACL). The list returned is
+ * shared and frozen.
+ */
+export function fixupAcl(acls: readonly ACL[] | null, authIds: readonly Id[]): readonly ACL[] {
   const unique: ACL[] = [];
   for (const a of acls ?? []) if (!unique.some((u) => sameAcl(u, a))) unique.push(a);
   if (unique.length === 0) throw new KeeperCode(ErrorCode.INVALIDACL);
@@ -117,7 +135,7 @@ export function fixupAcl(acls: readonly ACL[] | null, authIds: readonly Id[]): A
       out.push({ perms: a.perms, id: { scheme, id } });
     }
   }
-  return out;
+  return intern(out);
 }
 
 /** True when the caller's ids grant `perm` on a node with `acl` (ZooKeeper's checkACL). */

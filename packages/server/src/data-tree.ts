@@ -31,7 +31,7 @@ export class DataTree {
 
   /** System nodes are linked without touching the parent's cversion, as in ZooKeeper. */
   private attach(path: string, node: ZNode): void {
-    this.nodes.get(parentOrRoot(path))!.children.add(nodeName(path));
+    this.nodes.get(parentOrRoot(path))!.addChild(nodeName(path));
     this.nodes.set(path, node);
   }
 
@@ -54,13 +54,13 @@ export class DataTree {
     const node = new ZNode(data, acl, zxid, time, owner);
     const prevCversion = parent.cversion;
     const prevPzxid = parent.pzxid;
-    parent.children.add(name);
+    parent.addChild(name);
     parent.cversion = prevCversion + 1;
     parent.pzxid = zxid;
     this.nodes.set(path, node);
     this.index(path, owner, true);
     undo?.push(() => {
-      parent.children.delete(name);
+      parent.removeChild(name);
       parent.cversion = prevCversion;
       parent.pzxid = prevPzxid;
       this.nodes.delete(path);
@@ -76,12 +76,12 @@ export class DataTree {
     const parent = this.nodes.get(parentOrRoot(path))!;
     const name = nodeName(path);
     const prevPzxid = parent.pzxid;
-    parent.children.delete(name);
+    parent.removeChild(name);
     if (zxid > parent.pzxid) parent.pzxid = zxid;
     this.nodes.delete(path);
     this.index(path, node.ephemeralOwner, false);
     undo?.push(() => {
-      parent.children.add(name);
+      parent.addChild(name);
       parent.pzxid = prevPzxid;
       this.nodes.set(path, node);
       this.index(path, node.ephemeralOwner, true);

@@ -5,7 +5,7 @@
  * Requests are served in the order they arrive, each one synchronously; their replies and the
  * notifications they cause leave through each connection's outbox (see server-connection.ts).
  */
-import type { ACL, ConnectParams, Request, Stat, Transport } from '@tenure/protocol';
+import type { ACL, ConnectParams, Id, Request, Stat, Transport } from '@tenure/protocol';
 import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/protocol';
 import { authenticate } from './acl-policy.js';
 import { DataTree } from './data-tree.js';
@@ -74,10 +74,15 @@ export class EmbeddedServer implements ConnectionHost {
   /** Sessions that came due during a pause; they expire when it ends. */
   private dueDuringPause: Session[] = [];
   private pauseEnd: (() => void) | undefined;
+  /** Resolves pending restart() promises (close() ends them too). */
+  private readonly restartEnds = new Set<() => void>();
+  /** Every connection starts authenticated as its address (shared until an auth adds to it). */
+  private readonly baseIds: readonly Id[];
 
   constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
     this.options = resolveOptions(options);
     this.name = this.options.name;
+    this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
     this.tree = new DataTree(this.options.ttlEnabled);
     this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.onDue(due), clock);
@@ -120,7 +125,7 @@ export class EmbeddedServer implements ConnectionHost {
       session.timeoutMs = timeoutMs;
     }
     this.wheel.touch(session, timeoutMs);
-    const conn = new ServerConnection(this, session, sink, o.clientAddress);
+    const conn = new ServerConnection(this, session, sink, o.clientAddress, this.baseIds);
     session.connection = conn;
     this.connections.add(conn);
     return { kind: 'connected', connection: conn, timeoutMs };
@@ -196,9 +201,7 @@ export class EmbeddedServer implements ConnectionHost {
       conn.closeAfterFlush(`authentication failed for scheme ${JSON.stringify(scheme)}`);
       return;
     }
-    for (const id of ids) {
-      if (!conn.authIds.some((a) => a.scheme === id.scheme && a.id === id.id)) conn.authIds.push(id);
-    }
+    conn.addAuthIds(ids);
     conn.pushReply(token, { zxid: 0n, err: 0, response: undefined });
   }
 
@@ -255,9 +258,14 @@ export class EmbeddedServer implements ConnectionHost {
     for (const conn of [...this.connections]) conn.abort('server restarting');
     this.rejectWaiters(() => new ConnectionLossError(undefined, 'server restarting'));
     return new Promise((resolve) => {
+      const done = (): void => {
+        this.restartEnds.delete(done);
+        resolve();
+      };
+      this.restartEnds.add(done);
       this.later(refuseMs, () => {
         if (this.state === 'refusing') this.state = 'serving';
-        resolve();
+        done();
       });
     });
   }
@@ -288,18 +296,17 @@ export class EmbeddedServer implements ConnectionHost {
   private endSilence(s: Session): void {
     if (s.silencedUntil > this.now()) {
       // Extended meanwhile, or this timer fired early: Node timers can fire up to ~1 ms before
-      // performance.now() says the delay has passed, and then nothing would ever end the silence.
-      // (Minimal fix by the client helper; re-arming is harmless when a later timer exists.)
+      // performance.now() says the delay has passed. Re-arming is harmless when a later timer exists.
       this.later(s.silencedUntil - this.now() + 1, () => this.endSilence(s));
       return;
     }
     s.silencedUntil = 0;
-    for (const c of s.heldBySilence) c.flush();
-    s.heldBySilence.clear();
+    const waiting = s.heldBySilence;
+    s.heldBySilence = undefined;
+    for (const c of waiting ?? []) c.flush();
     const conn = s.connection;
     if (conn !== undefined) {
-      const held = conn.held.splice(0);
-      for (const h of held) {
+      for (const h of conn.held.splice(0)) {
         if (this.paused || this.held.length > 0) this.held.push({ conn, ...h });
         else this.serve(conn, h.request, h.token, h.oversize);
       }
@@ -390,7 +397,10 @@ export class EmbeddedServer implements ConnectionHost {
   /** The paths a session's connection watches, by kind. */
   watchesOf(sessionId: bigint): { data: string[]; child: string[] } {
     const conn = this.sessionTable.get(sessionId)?.connection;
-    return { data: conn ? [...conn.dataWatches.keys()] : [], child: conn ? [...conn.childWatches.keys()] : [] };
+    return {
+      data: [...(conn?.watchModes('data')?.keys() ?? [])],
+      child: [...(conn?.watchModes('child')?.keys() ?? [])],
+    };
   }
 
   /** Open connections. */
@@ -427,7 +437,10 @@ export class EmbeddedServer implements ConnectionHost {
     return this.state === 'closed';
   }
 
-  /** Closes every connection and stops every timer. The server cannot be used afterwards. */
+  /**
+   * Closes every connection and stops every timer; pending restart() and pause() promises resolve.
+   * The server cannot be used afterwards.
+   */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
@@ -435,12 +448,14 @@ export class EmbeddedServer implements ConnectionHost {
     this.held = [];
     this.pauseEnd?.();
     this.pauseEnd = undefined;
+    for (const end of [...this.restartEnds]) end();
     // Closing is not a partition: every client hears of it now.
     for (const s of this.sessionTable) s.silencedUntil = 0;
     for (const conn of [...this.connections]) conn.abort('server closed');
     for (const s of this.sessionTable) {
-      for (const c of s.heldBySilence) c.flush();
-      s.heldBySilence.clear();
+      const held = s.heldBySilence;
+      s.heldBySilence = undefined;
+      for (const c of held ?? []) c.flush();
     }
     this.rejectWaiters(() => new ConnectionLossError(undefined, 'server closed'));
     clearInterval(this.reaper);

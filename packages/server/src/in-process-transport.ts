@@ -49,12 +49,13 @@ export class InProcessTransport implements Transport {
 
 class InProcessConnection implements Connection, ConnectionSink {
   sessionId = 0n;
-  passwd: Buffer = Buffer.alloc(16);
   negotiatedTimeoutMs = 0;
   readonly readOnly = false;
   readonly server: string;
   private conn!: ServerConnection;
-  private readonly pending = new Set<Pending>();
+  /** Requests awaiting their reply, oldest first (the server answers in order). */
+  private pending: Array<Pending | undefined> = [];
+  private head = 0;
   private isClosed = false;
 
   constructor(
@@ -67,8 +68,12 @@ class InProcessConnection implements Connection, ConnectionSink {
   bind(conn: ServerConnection, timeoutMs: number): void {
     this.conn = conn;
     this.sessionId = conn.session.id;
-    this.passwd = Buffer.from(conn.session.passwd);
     this.negotiatedTimeoutMs = timeoutMs;
+  }
+
+  /** A copy of the session's password (the server's own stays out of reach). */
+  get passwd(): Buffer {
+    return Buffer.from(this.conn.session.passwd);
   }
 
   get closed(): boolean {
@@ -85,7 +90,7 @@ class InProcessConnection implements Connection, ConnectionSink {
     }
     return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
       const p: Pending = { resolve: resolve as (r: Reply) => void, reject };
-      this.pending.add(p);
+      this.pending.push(p);
       this.host.receive(this.conn, request, p, oversize);
     });
   }
@@ -100,7 +105,24 @@ class InProcessConnection implements Connection, ConnectionSink {
 
   deliverReply(token: unknown, reply: Reply): void {
     const p = token as Pending;
-    if (this.pending.delete(p)) p.resolve(reply);
+    const q = this.pending;
+    let i = this.head;
+    if (q[i] !== p) {
+      i = q.indexOf(p, i);
+      if (i < 0) return;
+      q[i] = undefined;
+    } else {
+      q[i] = undefined;
+      while (this.head < q.length && q[this.head] === undefined) this.head++;
+      if (this.head === q.length) {
+        q.length = 0;
+        this.head = 0;
+      } else if (this.head > 1024 && this.head * 2 > q.length) {
+        this.pending = q.slice(this.head);
+        this.head = 0;
+      }
+    }
+    p.resolve(reply);
   }
 
   deliverEvent(event: WatcherEvent, zxid: bigint): void {
@@ -116,9 +138,10 @@ class InProcessConnection implements Connection, ConnectionSink {
     if (this.isClosed) return;
     this.isClosed = true;
     const err = new ConnectionLossError(undefined, reason.message);
-    const pending = [...this.pending];
-    this.pending.clear();
-    for (const p of pending) p.reject(err);
+    const pending = this.pending.slice(this.head);
+    this.pending = [];
+    this.head = 0;
+    for (const p of pending) p?.reject(err);
     queueMicrotask(() => {
       try {
         this.handlers.onClose(reason);

@@ -311,7 +311,7 @@ export class RequestProcessor {
     checkAcl(parent.acl, Perms.DELETE, ctx.authIds);
     const node = this.tree.get(path) ?? fail(ErrorCode.NONODE);
     nextVersion(node.version, req.version);
-    if (node.children.size > 0) fail(ErrorCode.NOTEMPTY);
+    if (node.childCount > 0) fail(ErrorCode.NOTEMPTY);
     this.tree.delete(path, zxid, undo);
     this.note(notes, () => this.watches.deleted(path, zxid));
   }
@@ -335,7 +335,7 @@ export class RequestProcessor {
 
   private setAcl(ctx: RequestContext, req: SetACLRequest): ZNode {
     if (pathProblem(req.path) !== undefined) fail(ErrorCode.BADARGUMENTS);
-    const acl: ACL[] = fixupAcl(req.acl, ctx.authIds);
+    const acl = fixupAcl(req.acl, ctx.authIds);
     const node = this.tree.get(req.path) ?? fail(ErrorCode.NONODE);
     checkAcl(node.acl, Perms.ADMIN, ctx.authIds);
     const aversion = nextVersion(node.aversion, req.version);
@@ -470,7 +470,7 @@ export class RequestProcessor {
   /** Deletes an empty container or expired TTL node found by the reaper (deleteContainer). */
   reap(path: string): void {
     const node = this.tree.get(path);
-    if (node === undefined || node.children.size > 0) return;
+    if (node === undefined || node.childCount > 0) return;
     const zxid = this.nextZxid();
     this.tree.delete(path, zxid);
     this.watches.deleted(path, zxid);
@@ -481,11 +481,11 @@ export class RequestProcessor {
     const out: string[] = [];
     for (const path of this.tree.containers) {
       const node = this.tree.get(path);
-      if (node !== undefined && node.children.size === 0 && node.cversion > 0) out.push(path);
+      if (node !== undefined && node.childCount === 0 && node.cversion > 0) out.push(path);
     }
     for (const path of this.tree.ttls) {
       const node = this.tree.get(path);
-      if (node === undefined || node.children.size > 0) continue;
+      if (node === undefined || node.childCount > 0) continue;
       const ttl = BigInt.asUintN(64, node.ephemeralOwner) & MAX_TTL_MS;
       if (ttl !== 0n && now - node.mtime > Number(ttl)) out.push(path);
     }

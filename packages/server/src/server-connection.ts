@@ -10,7 +10,7 @@
 import type { CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
 import type { RequestContext } from './request-processor.js';
 import type { Session } from './session-table.js';
-import type { Watcher, WatchMode } from './watch-registry.js';
+import type { Watcher, WatchMode, WatchSide } from './watch-registry.js';
 
 /** Where a connection's output goes: the front end (in-process connection, TCP socket). */
 export interface ConnectionSink {
@@ -39,9 +39,10 @@ let nextConnectionId = 1;
 
 export class ServerConnection implements Watcher, RequestContext {
   readonly id = nextConnectionId++;
-  readonly dataWatches = new Map<string, WatchMode>();
-  readonly childWatches = new Map<string, WatchMode>();
-  readonly authIds: Id[];
+  private dataModes: Map<string, WatchMode> | undefined;
+  private childModes: Map<string, WatchMode> | undefined;
+  /** The connection's identities; starts as the shared `[ip]` list, copied on the first auth. */
+  authIds: readonly Id[];
   /** Requests that arrived while the session was silenced, served when the silence ends. */
   readonly held: Array<{ request: unknown; token: unknown; oversize: boolean }> = [];
   /** No more requests are served; the close is queued or done. */
@@ -56,8 +57,22 @@ export class ServerConnection implements Watcher, RequestContext {
     readonly session: Session,
     private readonly sink: ConnectionSink,
     readonly clientAddr: string,
+    baseIds: readonly Id[],
   ) {
-    this.authIds = [{ scheme: 'ip', id: clientAddr }];
+    this.authIds = baseIds;
+  }
+
+  watchModes(side: WatchSide, create: true): Map<string, WatchMode>;
+  watchModes(side: WatchSide, create?: boolean): Map<string, WatchMode> | undefined;
+  watchModes(side: WatchSide, create = false): Map<string, WatchMode> | undefined {
+    if (side === 'data') return create ? (this.dataModes ??= new Map()) : this.dataModes;
+    return create ? (this.childModes ??= new Map()) : this.childModes;
+  }
+
+  /** Adds identities from an auth packet (no duplicates). */
+  addAuthIds(ids: readonly Id[]): void {
+    const fresh = ids.filter((id) => !this.authIds.some((a) => a.scheme === id.scheme && a.id === id.id));
+    if (fresh.length > 0) this.authIds = [...this.authIds, ...fresh];
   }
 
   get watcher(): Watcher {
@@ -115,7 +130,7 @@ export class ServerConnection implements Watcher, RequestContext {
 
   private scheduleFlush(): void {
     if (this.silenced) {
-      this.session.heldBySilence.add(this);
+      (this.session.heldBySilence ??= new Set()).add(this);
       return;
     }
     if (this.flushQueued) return;

@@ -13,7 +13,7 @@ export class Session {
   /** loseNextReply fault armed. */
   loseNextReply = false;
   /** Connections whose output waits for the silence to end (one may be closed already). */
-  readonly heldBySilence = new Set<ServerConnection>();
+  heldBySilence: Set<ServerConnection> | undefined;
 
   constructor(
     readonly id: bigint,
@@ -22,10 +22,28 @@ export class Session {
   ) {}
 }
 
+/**
+ * Random bytes are drawn from a pool refilled by crypto, so that a session costs a 16-byte view
+ * of the pool rather than a buffer of its own.
+ */
+const POOL_BYTES = 16 * 1024;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function take(n: number): Buffer {
+  if (poolOffset + n > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  const out = pool.subarray(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
+
 /** 64 random bits, avoiding 0 and the owner values that mark containers and TTL nodes. */
 function randomSessionId(): bigint {
   for (;;) {
-    const id = randomBytes(8).readBigInt64BE(0);
+    const id = take(8).readBigInt64BE(0);
     if (id === 0n || id === CONTAINER_EPHEMERAL_OWNER) continue;
     if (BigInt.asUintN(64, id) >> 56n === 0xffn) continue;
     return id;
@@ -42,7 +60,7 @@ export class SessionTable {
   create(timeoutMs: number): Session {
     let id = randomSessionId();
     while (this.byId.has(id)) id = randomSessionId();
-    const s = new Session(id, randomBytes(16), timeoutMs);
+    const s = new Session(id, take(16), timeoutMs);
     this.byId.set(id, s);
     return s;
   }

@@ -15,14 +15,16 @@ import { parentPath } from '@tenure/protocol';
 export const WatchMode = { Standard: 0, Persistent: 1, PersistentRecursive: 2 } as const;
 export type WatchMode = (typeof WatchMode)[keyof typeof WatchMode];
 
-/** A connection as the watch tables see it. */
+export type WatchSide = 'data' | 'child';
+
+/** A connection as the watch tables see it: its mode per path on each side, made on first use. */
 export interface Watcher {
-  readonly dataWatches: Map<string, WatchMode>;
-  readonly childWatches: Map<string, WatchMode>;
+  watchModes(side: WatchSide, create: true): Map<string, WatchMode>;
+  watchModes(side: WatchSide, create?: boolean): Map<string, WatchMode> | undefined;
   notify(event: WatcherEvent, zxid: bigint): void;
 }
 
-type Side = 'dataWatches' | 'childWatches';
+type Side = WatchSide;
 
 class WatchTable {
   private readonly byPath = new Map<string, Set<Watcher>>();
@@ -41,22 +43,22 @@ class WatchTable {
       this.byPath.set(path, set);
     }
     set.add(w);
-    const modes = w[this.side];
+    const modes = w.watchModes(this.side, true);
     if (modes.get(path) === WatchMode.PersistentRecursive) this.recursive--;
     modes.set(path, mode);
     if (mode === WatchMode.PersistentRecursive) this.recursive++;
   }
 
   has(path: string, w: Watcher, mode?: WatchMode): boolean {
-    const m = w[this.side].get(path);
+    const m = w.watchModes(this.side)?.get(path);
     return m !== undefined && (mode === undefined || m === mode);
   }
 
   /** Removes w's entry for path (only when its mode is `mode`, if given). */
   remove(path: string, w: Watcher, mode?: WatchMode): boolean {
-    const modes = w[this.side];
-    const m = modes.get(path);
-    if (m === undefined || (mode !== undefined && m !== mode)) return false;
+    const modes = w.watchModes(this.side);
+    const m = modes?.get(path);
+    if (modes === undefined || m === undefined || (mode !== undefined && m !== mode)) return false;
     modes.delete(path);
     if (m === WatchMode.PersistentRecursive) this.recursive--;
     const set = this.byPath.get(path);
@@ -68,7 +70,8 @@ class WatchTable {
   }
 
   removeWatcher(w: Watcher): void {
-    const modes = w[this.side];
+    const modes = w.watchModes(this.side);
+    if (modes === undefined) return;
     for (const [path, m] of modes) {
       if (m === WatchMode.PersistentRecursive) this.recursive--;
       const set = this.byPath.get(path);
@@ -97,7 +100,7 @@ class WatchTable {
     if (set === undefined) return;
     const atPath = localPath === path;
     for (const w of set) {
-      const modes = w[this.side];
+      const modes = w.watchModes(this.side, true);
       const mode = modes.get(localPath);
       if (mode === WatchMode.PersistentRecursive) {
         if (type !== EventType.NodeChildrenChanged) into.add(w);
@@ -114,8 +117,8 @@ class WatchTable {
 }
 
 export class WatchRegistry {
-  private readonly data = new WatchTable('dataWatches');
-  private readonly child = new WatchTable('childWatches');
+  private readonly data = new WatchTable('data');
+  private readonly child = new WatchTable('child');
 
   /** getData / exists with watch. */
   addDataWatch(path: string, w: Watcher): void {
@@ -209,5 +212,5 @@ function parentOrRoot(path: string): string {
 
 /** The number of watch entries a watcher holds (a persistent watch counts once per table). */
 export function watchCount(w: Watcher): number {
-  return w.dataWatches.size + w.childWatches.size;
+  return (w.watchModes('data')?.size ?? 0) + (w.watchModes('child')?.size ?? 0);
 }

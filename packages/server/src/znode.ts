@@ -8,6 +8,8 @@
 import type { ACL, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, ttlFromEphemeralOwner } from '@tenure/protocol';
 
+const NO_CHILDREN: ReadonlySet<string> = new Set();
+
 export class ZNode {
   data: Buffer | null;
   acl: readonly ACL[];
@@ -23,8 +25,8 @@ export class ZNode {
   /** The owner a Stat shows: the session of an ephemeral, 0 for anything else. */
   readonly sessionOwner: bigint;
   pzxid: bigint;
-  /** Child names (not paths), in creation order. */
-  readonly children = new Set<string>();
+  /** Child names (not paths), in creation order; most nodes are leaves and never allocate one. */
+  private childSet: Set<string> | undefined;
 
   constructor(data: Buffer | null, acl: readonly ACL[], zxid: bigint, time: number, ephemeralOwner: bigint) {
     this.data = data;
@@ -40,6 +42,22 @@ export class ZNode {
   }
 
 
+  get children(): ReadonlySet<string> {
+    return this.childSet ?? NO_CHILDREN;
+  }
+
+  get childCount(): number {
+    return this.childSet === undefined ? 0 : this.childSet.size;
+  }
+
+  addChild(name: string): void {
+    (this.childSet ??= new Set()).add(name);
+  }
+
+  removeChild(name: string): void {
+    this.childSet?.delete(name);
+  }
+
   stat(): Stat {
     return {
       czxid: this.czxid,
@@ -47,11 +65,11 @@ export class ZNode {
       ctime: this.ctime,
       mtime: this.mtime,
       version: this.version,
-      cversion: (this.cversion * 2 - this.children.size) | 0,
+      cversion: (this.cversion * 2 - this.childCount) | 0,
       aversion: this.aversion,
       ephemeralOwner: this.sessionOwner,
       dataLength: this.data === null ? 0 : this.data.length,
-      numChildren: this.children.size,
+      numChildren: this.childCount,
       pzxid: this.pzxid,
     };
   }

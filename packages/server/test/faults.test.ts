@@ -257,4 +257,18 @@ describe('close', () => {
     await expect(tryOpen(t)).rejects.toBeInstanceOf(ConnectionLossError);
     expect(server.closed).toBe(true);
   });
+
+  test('leaves no timer behind, even with faults in progress', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const baseline = timers();
+    server = createEmbeddedServer({ tickMs: 50, containerCheckIntervalMs: 20 });
+    const t = server.transport();
+    const s = await open(t, { timeoutMs: 100 });
+    server.silence(s.conn.sessionId, 5000);
+    const restarting = server.restart(5000);
+    expect(timers()).toBeGreaterThan(baseline);
+    await server.close();
+    expect(timers()).toBe(baseline);
+    await restarting;
+  });
 });
