@@ -512,15 +512,24 @@ export class Client {
     return new Transaction(this.core, this.ns, (p) => aclFor(this.core.aclProvider, p));
   }
 
-  /** Adds credentials now and on every later connection (e.g. addAuth('digest', 'user:secret')). */
-  async addAuth(scheme: string, auth: Buffer | string): Promise<void> {
-    this.core.check('addAuth');
+  /**
+   * Adds credentials now and on every later connection (e.g. addAuth('digest', 'user:secret')).
+   * Credentials the server refuses (AuthFailedError) are not kept.
+   */
+  async addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
+    const core = this.core;
+    core.check('addAuth');
     const bytes = typeof auth === 'string' ? Buffer.from(auth, 'utf8') : auth;
-    this.core.authInfo.push({ scheme, auth: bytes });
-    const conn = this.core.session.connection;
-    if (conn === null) return; // sent with the next connection
-    const reply = await this.core.send(conn, { type: OpCode.auth, authType: 0, scheme, auth: bytes }, undefined, scheme);
-    if (reply.err !== 0) throw new AuthFailedError(undefined, `scheme ${scheme}`);
+    const entry = { scheme, auth: bytes };
+    core.authInfo.push(entry);
+    const conn = core.session.connection;
+    if (conn === null) return; // sent first thing on the next connection
+    const reply = await core.send(conn, { type: OpCode.auth, authType: 0, scheme, auth: bytes }, options.signal, scheme);
+    if (reply.err !== 0) {
+      const i = core.authInfo.indexOf(entry);
+      if (i >= 0) core.authInfo.splice(i, 1);
+      throw new AuthFailedError(undefined, `scheme ${scheme}`);
+    }
   }
 
   // ---- watches ----

@@ -26,3 +26,31 @@ describe('smoke', () => {
     expect(server.sessions()).toEqual([]);
   });
 });
+
+describe('logging', () => {
+  it('is silent by default and speaks through an injected pino-compatible logger', async () => {
+    server = startServer();
+    const lines: string[] = [];
+    const rec = (level: string) => (obj: unknown, msg?: string) => void lines.push(`${level} ${typeof obj === 'string' ? obj : msg}`);
+    const logger = { trace: rec('trace'), debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error') };
+    const { client } = await connect(server, { logger });
+    server.dropConnection(client.sessionId);
+    await client.waitForState(ConnectionState.RECONNECTED);
+    await client.close();
+    expect(lines).toContain('info connection state CONNECTED');
+    expect(lines).toContain('info connection state SUSPENDED');
+    expect(lines.some((l) => l.startsWith('info connected'))).toBe(true);
+  });
+});
+
+describe('servers without persistent watches', () => {
+  it('addWatch on a 3.5-like server fails with a typed error and the client recovers', async () => {
+    server = startServer({ persistentWatches: false });
+    const { client, states } = await connect(server);
+    await expect(client.addWatch('/', { recursive: true })).rejects.toMatchObject({ name: 'UnimplementedError' });
+    await client.waitForState(ConnectionState.RECONNECTED); // the server closed the connection, as 3.5 does
+    expect(states).toEqual([ConnectionState.CONNECTED, ConnectionState.SUSPENDED, ConnectionState.RECONNECTED]);
+    expect(await client.exists('/')).not.toBeNull();
+    await client.close();
+  });
+});

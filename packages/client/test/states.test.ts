@@ -121,6 +121,22 @@ describe('connection states', () => {
     expect(await client.exists('/eph')).toBeNull();
   });
 
+  it('a server down for longer than the timeout: LOST by the deadline, then a new session once it is back', async () => {
+    server = startServer();
+    const { client, states } = await open({ sessionTimeoutMs: 1000 });
+    const oldId = client.sessionId;
+    const before = performance.now();
+    await client.sync('/');
+    const restarted = server.restart(1600);
+    await client.waitForState(LOST, { timeoutMs: 3000 });
+    expect(performance.now() - before).toBeLessThanOrEqual(1000 + 500);
+    await restarted;
+    await client.waitForState(RECONNECTED, { timeoutMs: 3000 });
+    expect(states).toEqual([CONNECTED, SUSPENDED, LOST, RECONNECTED]);
+    expect(client.previousSessionIds).toEqual([oldId]);
+    expect(server.sessions().map((s) => s.sessionId)).toEqual([client.sessionId]);
+  });
+
   it('operations issued while SUSPENDED wait for the reconnect', async () => {
     server = startServer();
     const { client } = await open();
