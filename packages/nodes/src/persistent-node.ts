@@ -1,0 +1,485 @@
+/**
+ * PersistentNode: a node that stays in place through connection loss, session expiry, server
+ * restarts and deletes by others, with Curator's semantics (Curator's PersistentNode) plus an
+ * ownership rule for nodes found in our place.
+ *
+ * Protocol, all through the client's public API:
+ * 1. Create `path` in `mode` (missing parents as containers when `useParentCreation`); with
+ *    `protection` the name is `_c_<uuid>-<name>` and a lost reply is recovered by the client.
+ * 2. Watch it: `exists(path, watch)`. NodeDeleted → create again. NodeDataChanged → watch again.
+ * 3. Re-create under the name the first create gave: sequential modes are downgraded to their
+ *    non-sequential form, so a protected sequential node keeps its uuid and its number.
+ * 4. A node found in our place (NodeExists, or the check in 2) is judged by its ephemeralOwner:
+ *    - this session's, or not an ephemeral: adopt it and write our data (Curator);
+ *    - a previous session of this same client: delete it, then create ours;
+ *    - another live session's (e.g. a duplicate member id): leave it, report `conflict`, retry
+ *      with backoff and at once when its NodeDeleted arrives.
+ * 5. RECONNECTED: check, and create again if needed. After LOST (our ephemeral died with the
+ *    session; after an outage every member's did) wait a random jitter first, so a mass expiry
+ *    does not become a herd of creates and watch notifications.
+ * 6. NoAuth stops the node and is reported as an `error` event.
+ * 7. close(): remove our watch, delete the node (a guaranteed delete); a create that completes
+ *    after close is deleted too.
+ */
+import { EventEmitter } from 'eventemitter3';
+import {
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  NoAuthError,
+  NodeExistsError,
+  NoNodeError,
+  BadVersionError,
+  SessionExpiredError,
+  WatcherType,
+  isRetryableError,
+  newProtectedId,
+  protectedPrefix,
+  type ACL,
+  type Client,
+  type NodeData,
+  type Stat,
+  type TimerHandle,
+  type WatchEvent,
+} from '@tenure/client';
+import { isEphemeralMode, isTtlMode, joinPath, nodeName, nonSequentialMode, parentPath, validatePath } from '@tenure/protocol';
+import { NodeConflictError } from './errors.js';
+import { judgeOwnership, sessionOwner } from './node-ownership.js';
+import { Outcome, type WaitOptions } from './waiters.js';
+
+export interface PersistentNodeOptions {
+  /** The node's path; with `protection` or a sequential mode, the base the name is made from. */
+  path: string;
+  /** Default EPHEMERAL. */
+  mode?: CreateMode;
+  /** Curator's protected mode (`_c_<uuid>-<name>`); use it with sequential modes. Default false. */
+  protection?: boolean;
+  /** The node's data. Default empty. */
+  data?: NodeData | null;
+  /** For the TTL modes. */
+  ttlMs?: number;
+  /** Create missing parents as containers, as Curator does. Default true. */
+  useParentCreation?: boolean;
+  /** Default: the client's ACL provider. */
+  acl?: readonly ACL[];
+  /** Re-creation after LOST waits a random delay in [0, rejoinJitterMs). Default 1000. */
+  rejoinJitterMs?: number;
+  /** First retry delay after a conflict or an error; doubles up to maxRetryMs. Default 200. */
+  retryMs?: number;
+  /** Default 5000. */
+  maxRetryMs?: number;
+  /** Delete the node on close. Default true (PersistentTtlNode leaves its node to its TTL). */
+  deleteOnClose?: boolean;
+}
+
+export interface PersistentNodeEvents {
+  /** The node is in place at `path`: we created it, or adopted one that was there. */
+  created: (path: string) => void;
+  /** Our node went (deleted by someone, or with an expired session); it is being re-created. */
+  deleted: (path: string) => void;
+  /** Another live session owns an ephemeral at our path; we leave it and retry. Also an `error`. */
+  conflict: (error: NodeConflictError) => void;
+  /** NoAuth (the node stops), a conflict, or an error the node retries after. */
+  error: (error: Error) => void;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function toBuffer(data: NodeData | null | undefined): Buffer {
+  if (data === null || data === undefined) return EMPTY;
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
+}
+
+/**
+ * A node that heals itself. Creates one node at `path` (or `_c_<uuid>-<name><seq>` with protection
+ * and a sequential mode), plus missing parents as containers.
+ *
+ * ```ts
+ * await using node = new PersistentNode(client, { path: '/services/api/host-1', data: 'http://...' });
+ * node.start();
+ * await node.waitForInitialCreate({ timeoutMs: 5000 });
+ * ```
+ */
+export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
+  readonly basePath: string;
+  readonly mode: CreateMode;
+  readonly protection: boolean;
+  private readonly ttlMs: number | undefined;
+  private readonly useParentCreation: boolean;
+  private readonly acl: readonly ACL[] | undefined;
+  private readonly rejoinJitterMs: number;
+  private readonly retryMs: number;
+  private readonly maxRetryMs: number;
+  private readonly deleteOnClose: boolean;
+
+  private state: 'latent' | 'started' | 'closed' = 'latent';
+  private data: Buffer;
+  /** Bumped by setData; `written` is the generation the server has. */
+  private dataGen = 0;
+  private written = -1;
+  /** The path we keep, once known (the first create's, or `path` for non-sequential unprotected modes). */
+  private nodePath: string | undefined;
+  /** actualPath is public once we have held the node. */
+  private held = false;
+  /** We believe our node exists now. */
+  private present = false;
+  private stoppedBy: Error | null = null;
+  private running: Promise<void> | null = null;
+  private rerun = false;
+  private timer: TimerHandle | null = null;
+  private timerAt = Infinity;
+  /** LOST seen and no new session yet: creating now is pointless. */
+  private sessionLost = false;
+  /** No create before this clock time (the jitter after LOST). */
+  private notBefore = 0;
+  private failures = 0;
+  private readonly initial = new Outcome();
+  private readonly watched = new Set<string>();
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly client: Client,
+    options: PersistentNodeOptions,
+  ) {
+    super();
+    if (!client || typeof client.create !== 'function') throw new TypeError('PersistentNode: a client is required');
+    if (!options || typeof options !== 'object') throw new TypeError('PersistentNode: options are required');
+    const mode = options.mode ?? CreateMode.EPHEMERAL;
+    if (!(Object.values(CreateMode) as number[]).includes(mode)) throw new RangeError(`PersistentNode: unknown mode ${String(mode)}`);
+    validatePath(options.path);
+    if (isTtlMode(mode) !== (options.ttlMs !== undefined)) {
+      throw new RangeError(`PersistentNode: ttlMs goes with the TTL modes, and only with them (mode ${mode}, ttlMs ${String(options.ttlMs)})`);
+    }
+    this.basePath = options.path;
+    this.mode = mode;
+    this.protection = options.protection ?? false;
+    this.ttlMs = options.ttlMs;
+    this.useParentCreation = options.useParentCreation ?? true;
+    this.acl = options.acl;
+    this.rejoinJitterMs = nonNegative('rejoinJitterMs', options.rejoinJitterMs, 1000);
+    this.retryMs = nonNegative('retryMs', options.retryMs, 200);
+    this.maxRetryMs = nonNegative('maxRetryMs', options.maxRetryMs, 5000);
+    this.deleteOnClose = options.deleteOnClose ?? true;
+    this.data = toBuffer(options.data);
+    // Unprotected non-sequential nodes have their name from the start.
+    const sequential = nonSequentialMode(mode) !== mode;
+    if (!this.protection && !sequential) this.nodePath = this.basePath;
+  }
+
+  /** The node's full path (protection prefix and sequence number included); undefined until the first create. */
+  get actualPath(): string | undefined {
+    return this.held ? this.nodePath : undefined;
+  }
+
+  /** Whether the node is believed to exist now (it was created or adopted, and no delete or LOST was seen since). */
+  get isPresent(): boolean {
+    return this.present;
+  }
+
+  get isStarted(): boolean {
+    return this.state === 'started';
+  }
+
+  /** Starts keeping the node: the first create is issued now. Throws if started before. */
+  start(): void {
+    if (this.state !== 'latent') throw new Error(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    if (this.client.closed) throw new ClosedError('client');
+    this.state = 'started';
+    this.client.on('stateChanged', this.onState);
+    this.trigger();
+  }
+
+  /**
+   * Resolves once the node was first created (or adopted). Rejects with TimeoutError after
+   * `timeoutMs`, AbortError, ClosedError if closed first, or the NoAuthError that stopped it.
+   */
+  waitForInitialCreate(options: WaitOptions = {}): Promise<void> {
+    return this.initial.wait(this.client.clock, `PersistentNode ${this.basePath}: initial create`, options);
+  }
+
+  /** Our data (what we write on every create). */
+  getData(): Buffer {
+    return this.data;
+  }
+
+  /**
+   * Sets our data: written now if the node is in place, otherwise with the next create. Resolves
+   * once written (or kept for the next create); a failed write is retried by the next check.
+   */
+  async setData(data: NodeData | null): Promise<void> {
+    if (this.state === 'closed') throw new ClosedError(`PersistentNode ${this.basePath}`);
+    this.data = toBuffer(data);
+    const gen = ++this.dataGen;
+    if (this.state !== 'started' || !this.present || this.nodePath === undefined) return;
+    const path = this.nodePath;
+    try {
+      await this.client.setData(path, this.data);
+      if (this.written < gen) this.written = gen;
+    } catch (err) {
+      // The next check (watch, reconnect) writes it; a missing node is re-created with it.
+      if (!(err instanceof NoNodeError)) this.trigger();
+      if (err instanceof NoAuthError) throw err;
+    }
+  }
+
+  /**
+   * Stops keeping the node and deletes it (guaranteed delete). Waits for an operation in flight, so
+   * that a create completing now is deleted too. Removes our watches from the server.
+   */
+  close(): Promise<void> {
+    if (this.closing) return this.closing;
+    const wasStarted = this.state === 'started';
+    this.state = 'closed';
+    this.clearTimer();
+    this.client.off('stateChanged', this.onState);
+    this.initial.reject(new ClosedError(`PersistentNode ${this.basePath}`));
+    this.closing = wasStarted ? this.release() : Promise.resolve();
+    return this.closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  // ---- the loop ----
+
+  private get active(): boolean {
+    return this.state === 'started' && this.stoppedBy === null;
+  }
+
+  /** Runs a check-and-create pass now, or once more after the one in flight. */
+  private trigger(): void {
+    if (!this.active) return;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.rerun = false;
+        try {
+          await this.pass();
+        } catch (err) {
+          this.failed(err);
+        }
+      } while (this.rerun && this.active);
+      this.running = null;
+    })();
+  }
+
+  /** One pass: make sure our node exists and is watched. */
+  private async pass(): Promise<void> {
+    if (this.sessionLost) return; // RECONNECTED triggers us
+    const wait = this.notBefore - this.client.clock.now();
+    if (wait > 0) return this.schedule(wait);
+    // Each round either settles or changes something (a stale node deleted, a node created).
+    for (let round = 0; round < 8 && this.active; round++) {
+      const path = this.nodePath;
+      if (path !== undefined) {
+        this.watched.add(path);
+        const stat = await this.client.exists(path, { watch: this.onWatch });
+        if (!this.active) return;
+        if (stat !== null) {
+          const verdict = judgeOwnership(stat, this.client.sessionId, this.client.previousSessionIds);
+          if (verdict === 'ours') return this.settle(path, stat);
+          if (verdict === 'foreign') return this.conflict(path, stat);
+          await this.deleteStale(path, stat);
+          continue;
+        }
+        this.lost(path);
+      }
+      if (await this.create()) continue;
+      return;
+    }
+    this.schedule(this.backoff());
+  }
+
+  /** One create. Returns true when the pass should check again (created, or found a node in the way). */
+  private async create(): Promise<boolean> {
+    const known = this.nodePath;
+    const gen = this.dataGen;
+    const data = this.data;
+    // A known name is created as is: non-sequential, unprotected (the uuid is already in the name,
+    // and a lost reply shows up as NodeExists owned by this session).
+    const mode = known !== undefined ? nonSequentialMode(this.mode) : this.mode;
+    const target = known ?? this.basePath;
+    const protectedId = known === undefined && this.protection ? newProtectedId() : undefined;
+    try {
+      const r = await this.client.create(target, data, {
+        mode,
+        ttlMs: this.ttlMs,
+        acl: this.acl,
+        createParentContainers: this.useParentCreation,
+        protection: protectedId,
+      });
+      if (!this.active) {
+        await this.client.delete(r.path, { guaranteed: true }).catch(() => {});
+        return false;
+      }
+      this.nodePath = r.path;
+      this.written = Math.max(this.written, gen);
+      this.markPresent(r.path);
+      return true; // the check sets the watch (and writes data set meanwhile)
+    } catch (err) {
+      if (!(err instanceof NodeExistsError)) throw err;
+      // Only a fixed name can be in the way (protected names are new, sequential ones unique).
+      this.nodePath = protectedId !== undefined ? joinPath(parentPath(target), protectedPrefix(protectedId) + nodeName(target)) : target;
+      return true;
+    }
+  }
+
+  /** The node at `path` is ours: watch set, data written if needed, initial create done. */
+  private async settle(path: string, stat: Stat): Promise<void> {
+    const adopted = !this.present;
+    if (this.written < this.dataGen || adopted) {
+      // Adopting a node (Curator writes our data over it), or a setData that did not land.
+      const gen = this.dataGen;
+      try {
+        await this.client.setData(path, this.data, { version: adopted ? -1 : stat.version });
+        this.written = Math.max(this.written, gen);
+      } catch (err) {
+        if (err instanceof NoNodeError || err instanceof BadVersionError) {
+          this.rerun = true;
+          return;
+        }
+        throw err;
+      }
+      if (!this.active) return;
+    }
+    this.failures = 0;
+    if (adopted) this.markPresent(path);
+  }
+
+  private markPresent(path: string): void {
+    const was = this.present;
+    this.present = true;
+    this.held = true;
+    this.failures = 0;
+    if (!was) this.emit('created', path);
+    this.initial.resolve();
+  }
+
+  private lost(path: string): void {
+    if (!this.present) return;
+    this.present = false;
+    this.emit('deleted', path);
+  }
+
+  /** An ephemeral of one of our previous sessions: the old incarnation, delete it. */
+  private async deleteStale(path: string, stat: Stat): Promise<void> {
+    this.lost(path);
+    try {
+      await this.client.delete(path, { version: stat.version });
+    } catch (err) {
+      if (!(err instanceof NoNodeError) && !(err instanceof BadVersionError)) throw err;
+    }
+  }
+
+  private conflict(path: string, stat: Stat): void {
+    this.lost(path);
+    const err = new NodeConflictError(path, sessionOwner(stat));
+    this.emit('conflict', err);
+    this.emit('error', err);
+    // Our exists watch is on the node: its NodeDeleted triggers us at once; this is the fallback.
+    this.schedule(this.backoff());
+  }
+
+  private failed(err: unknown): void {
+    if (!this.active) return;
+    if (err instanceof ClosedError || this.client.closed) return;
+    if (err instanceof NoAuthError) {
+      this.stoppedBy = err;
+      this.clearTimer();
+      this.initial.reject(err);
+      this.emit('error', err);
+      return;
+    }
+    // Connection trouble and session loss heal by themselves (RECONNECTED triggers us); say the rest.
+    if (err instanceof Error && !isRetryableError(err) && !(err instanceof SessionExpiredError)) this.emit('error', err);
+    this.schedule(this.backoff());
+  }
+
+  private backoff(): number {
+    const n = Math.min(this.failures++, 16);
+    const ms = Math.min(this.maxRetryMs, this.retryMs * 2 ** n);
+    return ms / 2 + Math.random() * (ms / 2);
+  }
+
+  private schedule(ms: number): void {
+    if (!this.active) return;
+    const clock = this.client.clock;
+    const at = clock.now() + ms;
+    if (this.timer !== null) {
+      if (this.timerAt <= at) return;
+      clock.clearTimeout(this.timer);
+    }
+    this.timerAt = at;
+    this.timer = clock.setTimeout(() => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.trigger();
+    }, ms);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Infinity;
+  }
+
+  private readonly onWatch = (event: WatchEvent): void => {
+    if (!this.active) return;
+    if (event.type === 'NodeDeleted') {
+      if (event.path === this.nodePath) this.lost(event.path);
+      this.trigger();
+    } else if (event.type === 'NodeCreated' || event.type === 'NodeDataChanged') {
+      this.trigger(); // re-arm the watch (and judge a node that appeared)
+    }
+  };
+
+  private readonly onState = (state: ConnectionState): void => {
+    if (!this.active) return;
+    if (state === ConnectionState.LOST) {
+      this.sessionLost = true;
+      // Our ephemeral died with the session (the server may hold it a little longer; the ownership
+      // rule deletes it then).
+      if (isEphemeralMode(this.mode) && this.nodePath !== undefined) this.lost(this.nodePath);
+    } else if (state === ConnectionState.RECONNECTED || state === ConnectionState.CONNECTED) {
+      if (this.sessionLost) {
+        this.sessionLost = false;
+        this.notBefore = this.client.clock.now() + Math.random() * this.rejoinJitterMs;
+      }
+      this.trigger();
+    }
+  };
+
+  // ---- close ----
+
+  private async release(): Promise<void> {
+    const client = this.client;
+    // A create in flight completes, then sees we are closed and deletes its node.
+    while (this.running) await this.running;
+    for (const path of this.watched) {
+      await client.removeWatches(path, WatcherType.Any, { watcher: this.onWatch, quietly: true }).catch(() => {});
+    }
+    this.watched.clear();
+    const path = this.nodePath;
+    if (!this.deleteOnClose || path === undefined || client.closed) return;
+    if (this.present) {
+      await client.delete(path, { guaranteed: true }).catch(() => {});
+    } else if (isEphemeralMode(this.mode)) {
+      // A create whose reply we never got may have left our ephemeral.
+      const stat = await client.exists(path).catch(() => null);
+      if (stat !== null && sessionOwner(stat) !== 0n && judgeOwnership(stat, client.sessionId, client.previousSessionIds) !== 'foreign') {
+        await client.delete(path, { version: stat.version, guaranteed: true }).catch(() => {});
+      }
+    }
+    this.present = false;
+  }
+}
+
+function nonNegative(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new RangeError(`PersistentNode: ${name} must be a number >= 0, got ${String(v)}`);
+  return v;
+}

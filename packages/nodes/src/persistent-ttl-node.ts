@@ -1,0 +1,147 @@
+/**
+ * PersistentTtlNode: a node that lives while its process touches it, and goes by itself a TTL
+ * after the process stops, with Curator's layout (Curator's PersistentTtlNode).
+ *
+ * Protocol:
+ * 1. A PersistentNode keeps a CONTAINER node at `path` holding our data (watchable like any node).
+ * 2. Every `ttlMs / touchScheduleFactor` (and as soon as the container is created) we touch its
+ *    child `<path>/touch`: setData, or create it as PERSISTENT_WITH_TTL with `ttlMs` if missing.
+ *    Touching the child, not the parent, keeps the parent's watchers quiet.
+ * 3. When the process stops touching, the child expires after `ttlMs` (the server's TTL reaper),
+ *    and the empty container is then reaped too.
+ * 4. close() stops touching and leaves both nodes to the TTL, as Curator does, so that another
+ *    instance can take over the same path meanwhile. Our watches are removed.
+ */
+import { EventEmitter } from 'eventemitter3';
+import { CreateMode, NodeExistsError, NoNodeError, type ACL, type Client, type NodeData, type TimerHandle } from '@tenure/client';
+import { joinPath, validatePath } from '@tenure/protocol';
+import { PersistentNode, type PersistentNodeEvents } from './persistent-node.js';
+import type { WaitOptions } from './waiters.js';
+
+export interface PersistentTtlNodeOptions {
+  /** The (container) node's path. */
+  path: string;
+  /** How long the node outlives the last touch. */
+  ttlMs: number;
+  /** The container's data. Default empty. */
+  data?: NodeData | null;
+  /** Default 'touch'. */
+  childNodeName?: string;
+  /** The child is touched every ttlMs / touchScheduleFactor. Default 2. */
+  touchScheduleFactor?: number;
+  /** Create missing parents as containers. Default true. */
+  useParentCreation?: boolean;
+  acl?: readonly ACL[];
+}
+
+export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
+  readonly path: string;
+  readonly childPath: string;
+  readonly ttlMs: number;
+  private readonly node: PersistentNode;
+  private readonly intervalMs: number;
+  private timer: TimerHandle | null = null;
+  private touching: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly client: Client,
+    options: PersistentTtlNodeOptions,
+  ) {
+    super();
+    validatePath(options.path);
+    const { ttlMs } = options;
+    if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 1) throw new RangeError(`PersistentTtlNode: ttlMs must be >= 1, got ${String(ttlMs)}`);
+    const factor = options.touchScheduleFactor ?? 2;
+    if (!(factor >= 1)) throw new RangeError(`PersistentTtlNode: touchScheduleFactor must be >= 1, got ${String(factor)}`);
+    this.path = options.path;
+    this.ttlMs = ttlMs;
+    this.intervalMs = Math.max(1, Math.floor(ttlMs / factor));
+    this.childPath = joinPath(options.path, options.childNodeName ?? 'touch');
+    this.node = new PersistentNode(client, {
+      path: options.path,
+      mode: CreateMode.CONTAINER,
+      data: options.data,
+      useParentCreation: options.useParentCreation,
+      acl: options.acl,
+      deleteOnClose: false,
+    });
+    this.node.on('created', (p) => {
+      this.emit('created', p);
+      this.touch(); // a new container is reaped once empty: give it its child now
+    });
+    this.node.on('deleted', (p) => this.emit('deleted', p));
+    this.node.on('conflict', (e) => this.emit('conflict', e));
+    this.node.on('error', (e) => this.emit('error', e));
+  }
+
+  get actualPath(): string | undefined {
+    return this.node.actualPath;
+  }
+
+  start(): void {
+    this.node.start();
+    this.arm();
+  }
+
+  waitForInitialCreate(options?: WaitOptions): Promise<void> {
+    return this.node.waitForInitialCreate(options);
+  }
+
+  getData(): Buffer {
+    return this.node.getData();
+  }
+
+  setData(data: NodeData | null): Promise<void> {
+    return this.node.setData(data);
+  }
+
+  /** Stops touching. The nodes stay until the TTL runs out (then the server removes both). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
+    this.timer = null;
+    await this.touching;
+    await this.node.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private arm(): void {
+    if (this.closed) return;
+    this.timer = this.client.clock.setTimeout(() => {
+      this.timer = null;
+      this.touch();
+      this.arm();
+    }, this.intervalMs);
+  }
+
+  private touch(): void {
+    if (this.closed || this.touching) return;
+    this.touching = this.touchOnce()
+      .catch((err: unknown) => {
+        // NoNode: the container is not there yet (the PersistentNode re-creates it and we touch then).
+        if (!(err instanceof NoNodeError) && !this.closed && err instanceof Error) this.emit('error', err);
+      })
+      .finally(() => (this.touching = null));
+  }
+
+  private async touchOnce(): Promise<void> {
+    const client = this.client;
+    try {
+      await client.setData(this.childPath, null);
+      return;
+    } catch (err) {
+      if (!(err instanceof NoNodeError)) throw err;
+    }
+    try {
+      await client.create(this.childPath, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: this.ttlMs });
+    } catch (err) {
+      if (!(err instanceof NodeExistsError)) throw err;
+      await client.setData(this.childPath, null);
+    }
+  }
+}
