@@ -21,7 +21,10 @@ import type { Namespace } from './namespace.js';
 import { opSize, toBuffer, type NodeData } from './request-size.js';
 
 export type TransactionResult =
-  /** `stat` is there when the server answers create2 with one (ZooKeeper 3.5+ does). */
+  /**
+   * `stat` is there when the server gives one: ZooKeeper answers container and TTL creates inside
+   * a multi with a Stat, and plain creates without (it reads create2 sub-ops as create).
+   */
   | { type: 'create'; path: string; stat?: Stat }
   | { type: 'delete'; path: string }
   | { type: 'setData'; path: string; stat: Stat }
