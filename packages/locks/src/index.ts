@@ -1,1 +1,15 @@
-export {};
+/**
+ * @tenure/locks: Curator-compatible mutexes, read-write lock, semaphores and multi-lock, with
+ * fencing tokens (the czxid of our node) and a signal that says when a lease is no longer safe.
+ */
+export { Mutex, type MutexOptions, type AcquireOptions, type RevocationListener } from './mutex.js';
+export { ReadWriteLock, ReadLock, WriteLock, READ_LOCK_NAME, WRITE_LOCK_NAME } from './read-write-lock.js';
+export { Semaphore, type SemaphoreOptions } from './semaphore.js';
+export { SemaphoreMutex } from './semaphore-mutex.js';
+export { MultiLock, type MultiLease, type Lockable } from './multi-lock.js';
+export { Revoker, REVOKE_MESSAGE } from './revoker.js';
+export type { Lease } from './lease.js';
+export type { WaitOptions } from './wait-scope.js';
+export { LeaseLostError, LockUpgradeError, LeaseCountError, type LeaseEnd } from './errors.js';
+// The wait errors, so that one import suffices.
+export { TimeoutError, AbortError, ClosedError } from '@tenure/client';

@@ -1,0 +1,141 @@
+/**
+ * A lock or lease node we hold, and the watch over its safety.
+ *
+ * From the moment it is granted, a held node is watched three ways:
+ * - connection states: an error state under the client's errorPolicy (LOST always, SUSPENDED under
+ *   `standard`) ends it at once;
+ * - the node itself (a getData watch): deleted by someone else ends it; a data change is passed on
+ *   (revocation requests arrive that way), and under the `session` policy every RECONNECTED
+ *   re-reads the node and checks that its ephemeralOwner is still our session;
+ * - the client closing ends it.
+ *
+ * Ending aborts `signal` with a LeaseLostError and deletes the node with a guaranteed delete (even if
+ * it survived a reconnect): a lease, once lost, is never silently valid again.
+ */
+import {
+  ConnectionState,
+  NoNodeError,
+  WatcherType,
+  type Client,
+  type Stat,
+  type WatchEvent,
+} from '@tenure/client';
+import { LeaseLostError, type LeaseEnd } from './errors.js';
+import { WaitScope } from './wait-scope.js';
+
+export interface HeldNodeOptions {
+  /** Called with the node's data when it is first read and whenever it changes while held. */
+  onData?: (data: Buffer, node: HeldNode) => void;
+}
+
+export class HeldNode {
+  readonly signal: AbortSignal;
+  /** The czxid of the node: our fencing token. */
+  readonly fencingToken: bigint;
+  /** The session that owns the node. */
+  readonly sessionId: bigint;
+  private readonly controller = new AbortController();
+  private state: 'held' | 'ended' = 'held';
+  private deleting: Promise<void> | null = null;
+  private readonly closeWatch: WaitScope;
+  private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
+  private readonly onWatch = (ev: WatchEvent): void => this.nodeChanged(ev);
+
+  constructor(
+    private readonly client: Client,
+    /** Our node's full path. */
+    readonly path: string,
+    stat: Stat,
+    private readonly options: HeldNodeOptions = {},
+  ) {
+    this.signal = this.controller.signal;
+    this.fencingToken = stat.czxid;
+    this.sessionId = stat.ephemeralOwner;
+    client.on('stateChanged', this.onState);
+    this.closeWatch = new WaitScope(client, {}, 'lease');
+    this.closeWatch.signal.addEventListener('abort', () => this.end('closed'), { once: true });
+    if (client.sessionId !== this.sessionId) {
+      this.end('not-owner');
+      return;
+    }
+    // Not awaited: the lease is granted now; the watch lands right behind the requests already sent.
+    this.watchNode();
+  }
+
+  isHeld(): boolean {
+    return this.state === 'held';
+  }
+
+  /** Ends the lease (the signal aborts with `end`) and deletes the node; resolves once it is gone or its session is. */
+  release(end: LeaseEnd = 'released'): Promise<void> {
+    this.end(end);
+    return this.deleting ?? Promise.resolve();
+  }
+
+  private end(end: LeaseEnd): void {
+    if (this.state === 'ended') return;
+    this.state = 'ended';
+    this.client.off('stateChanged', this.onState);
+    this.closeWatch.dispose();
+    this.controller.abort(new LeaseLostError(this.path, end));
+    if (end === 'deleted' || this.client.closed) {
+      // Gone already, or the client's close ends the session and its ephemerals.
+      this.deleting = Promise.resolve();
+      this.dropWatch();
+      return;
+    }
+    // Our own delete fires the node watch, which removes it on both sides; when the session is
+    // gone (LOST) the node is too, so the watch is only dropped locally.
+    if (end === 'lost' || end === 'not-owner') this.dropWatch();
+    this.deleting = this.deleteNode();
+  }
+
+  private async deleteNode(): Promise<void> {
+    if (this.client.sessionId !== this.sessionId && this.client.sessionId !== 0n) return; // not ours to delete
+    try {
+      await this.client.delete(this.path, { guaranteed: true });
+    } catch (err) {
+      if (err instanceof NoNodeError) return;
+      // The session ended or the client closed: the ephemeral went with it.
+      if (this.client.closed || this.client.sessionId !== this.sessionId) return;
+      throw err;
+    }
+  }
+
+  private dropWatch(): void {
+    if (this.client.closed) return;
+    this.client.removeWatches(this.path, WatcherType.Data, { watcher: this.onWatch, quietly: true }).catch(() => {});
+  }
+
+  private watchNode(): void {
+    this.client.getData(this.path, { watch: this.onWatch }).then(
+      ({ data, stat }) => {
+        if (this.state !== 'held') return;
+        if (stat.ephemeralOwner !== this.sessionId || this.client.sessionId !== this.sessionId) return this.end('not-owner');
+        this.options.onData?.(data, this);
+      },
+      (err: unknown) => {
+        if (this.state !== 'held') return;
+        if (err instanceof NoNodeError) return this.end(this.client.sessionId === this.sessionId ? 'deleted' : 'lost');
+        // A connection problem: the state machine decides (SUSPENDED ends the lease under the
+        // standard policy; under `session`, RECONNECTED comes back here).
+      },
+    );
+  }
+
+  private nodeChanged(ev: WatchEvent): void {
+    if (this.state !== 'held') return;
+    if (ev.type === 'NodeDeleted') return this.end(this.client.sessionId === this.sessionId ? 'deleted' : 'lost');
+    if (ev.type === 'NodeDataChanged' || ev.type === 'NodeCreated') this.watchNode();
+  }
+
+  private stateChanged(s: ConnectionState): void {
+    if (this.state !== 'held') return;
+    if (s === ConnectionState.LOST) return this.end('lost');
+    // A read-only server is cut off from the quorum: our session may be expiring there.
+    if (this.client.isErrorState(s) || s === ConnectionState.READ_ONLY) return this.end('suspended');
+    if (this.client.sessionId !== this.sessionId && this.client.sessionId !== 0n) return this.end('lost');
+    // Back on the same session (errorPolicy `session`): make sure the node is still ours, and re-arm.
+    if (s === ConnectionState.RECONNECTED) this.watchNode();
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * The queue under every lock here (Curator's LockInternals, written over the Tenure client):
+ *
+ * 1. Create `<base>/_c_<uuid>-<lockName><10-digit seq>` EPHEMERAL_SEQUENTIAL with a protected
+ *    create (a lost reply is recovered by finding our uuid; a failed create leaves no orphan),
+ *    under container parents. The create2 reply carries our Stat: its czxid is the fencing token,
+ *    its ephemeralOwner must be our session.
+ * 2. List the children. The first listing is sent right behind the create, so in the common case
+ *    both answers come back in one round trip. Sort by the sequence after the lock name.
+ * 3. The recipe's rule decides from that order: granted, or the one node to watch (for a mutex, our
+ *    immediate predecessor: each release wakes exactly one waiter, no herd). Watch it with getData,
+ *    which leaves no watch behind when the node is already gone, and list again when it fires.
+ * 4. Timeout, abort or failure: remove the watch and delete our node with a guaranteed delete,
+ *    so no orphan holds up the queue. If the session is lost while we wait, our node went with
+ *    it: start again with a new node, at the back of the queue.
+ */
+import {
+  ConnectionState,
+  CreateMode,
+  KeeperError,
+  NoNodeError,
+  SessionExpiredError,
+  WatcherType,
+  newProtectedId,
+  type Client,
+  type NodeData,
+  type Stat,
+  type WatchCallback,
+} from '@tenure/client';
+import { HeldNode, type HeldNodeOptions } from './held-node.js';
+import type { WaitScope } from './wait-scope.js';
+
+export type Decision = { granted: true } | { granted: false; watch: string };
+
+export interface QueueSpec {
+  /** The queue's parent node. */
+  basePath: string;
+  /** 'lock-', '__READ__', '__WRIT__', 'lease-'. */
+  lockName: string;
+  data: NodeData | null;
+  /**
+   * Create an EPHEMERAL node with this sequence in place of an EPHEMERAL_SEQUENTIAL one (Curator's
+   * read lock taken by the write lock's holder sorts at the writer's sequence).
+   */
+  fixedSequence?: string;
+  /** Orders two child names: by the sequence after the lock name. */
+  sortKey(name: string): string;
+  /** The recipe's rule, over the children sorted by sortKey. */
+  decide(sorted: readonly string[], ourName: string): Decision;
+  held?: HeldNodeOptions;
+}
+
+const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+/** Enters the queue and waits until the rule grants us the lock; returns our node, now held. */
+export async function joinQueue(client: Client, spec: QueueSpec, scope: WaitScope): Promise<HeldNode> {
+  for (;;) {
+    scope.check();
+    const held = await attempt(client, spec, scope);
+    if (held) return held;
+    // Our node is gone (the session was lost, or someone deleted it): queue again.
+  }
+}
+
+/** One node's life in the queue: the held node, or null when the node vanished and we must start over. */
+async function attempt(client: Client, spec: QueueSpec, scope: WaitScope): Promise<HeldNode | null> {
+  const nodePath = `${spec.basePath}/${spec.lockName}${spec.fixedSequence ?? ''}`;
+  const mode = spec.fixedSequence === undefined ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL;
+  const creating = client.create(nodePath, spec.data, {
+    mode,
+    protection: newProtectedId(),
+    createParentContainers: true,
+    signal: scope.signal,
+  });
+  // Let the create reach the connection first, then pipeline the listing behind it.
+  let listing: Promise<string[] | null> | null = null;
+  if (client.isConnected && spec.fixedSequence === undefined) {
+    await settle();
+    listing = client.getChildren(spec.basePath).then(
+      (r) => r.children,
+      () => null,
+    );
+  }
+  let created: { path: string; stat: Stat };
+  try {
+    created = await creating;
+  } catch (err) {
+    // The client's protected create deletes whatever an unanswered create may have left.
+    if (scope.aborted) throw scope.reason;
+    if (err instanceof SessionExpiredError) return null;
+    throw err;
+  }
+  const ourPath = created.path;
+  const ourName = ourPath.slice(ourPath.lastIndexOf('/') + 1);
+  const session = created.stat.ephemeralOwner;
+  if (session !== client.sessionId) return null; // created in a session that has ended since
+
+  let watched: { path: string; callback: WatchCallback } | null = null;
+  const unwatch = (): void => {
+    if (watched === null) return;
+    const { path, callback } = watched;
+    watched = null;
+    if (!client.closed) client.removeWatches(path, WatcherType.Data, { watcher: callback, quietly: true }).catch(() => {});
+  };
+  try {
+    let children = listing ? await listing : null;
+    for (;;) {
+      if (children === null || !children.includes(ourName)) {
+        // The pipelined listing missed us (it overtook the create) or is stale: list again.
+        children = await listChildren(client, spec.basePath, scope);
+        if (children === null || !children.includes(ourName)) return null;
+      }
+      if (client.sessionId !== session) return null;
+      const sorted = sortChildren(children, spec.sortKey);
+      const decision = spec.decide(sorted, ourName);
+      if (decision.granted) {
+        const held = await grant(client, spec, ourPath, created.stat, scope);
+        if (held !== undefined) return held;
+        children = null; // the connection went meanwhile: check again
+        continue;
+      }
+      children = null;
+      const woke = await waitForChange(client, `${spec.basePath}/${decision.watch}`, session, scope, (w) => (watched = w));
+      unwatch();
+      if (!woke) return null;
+    }
+  } catch (err) {
+    unwatch();
+    await abandon(client, ourPath, session);
+    if (scope.aborted) throw scope.reason;
+    if (err instanceof SessionExpiredError) return null;
+    throw err;
+  }
+}
+
+/**
+ * Grants the lock to our node: at once on a healthy connection, or, after an error state, once
+ * reconnected and the node is confirmed to be ours. Returns undefined to ask for a fresh listing.
+ */
+async function grant(client: Client, spec: QueueSpec, ourPath: string, stat: Stat, scope: WaitScope): Promise<HeldNode | undefined> {
+  scope.check();
+  const session = stat.ephemeralOwner;
+  const state = client.state;
+  if (state !== null && (client.isErrorState(state) || state === ConnectionState.READ_ONLY)) {
+    await client.waitForState(ConnectionState.CONNECTED, { signal: scope.signal }).catch(() => scope.check());
+    scope.check();
+    const now = await client.exists(ourPath);
+    if (now === null || now.ephemeralOwner !== session || client.sessionId !== session) throw new SessionExpiredError(ourPath);
+    return undefined;
+  }
+  if (client.sessionId !== session) throw new SessionExpiredError(ourPath);
+  // Built synchronously with the decision, so no state change can slip between the two.
+  const held = new HeldNode(client, ourPath, stat, spec.held);
+  if (!held.isHeld()) throw new SessionExpiredError(ourPath);
+  return held;
+}
+
+/** The children, or null when the queue's parent is gone (and our node with it). */
+async function listChildren(client: Client, basePath: string, scope: WaitScope): Promise<string[] | null> {
+  scope.check();
+  try {
+    return (await client.getChildren(basePath)).children;
+  } catch (err) {
+    if (err instanceof NoNodeError) return null;
+    throw err;
+  }
+}
+
+/**
+ * Watches `path` and waits for any change to it. Returns true on a change (or when it is already
+ * gone), false when our session ended meanwhile; throws the scope's reason when the wait is over.
+ */
+async function waitForChange(
+  client: Client,
+  path: string,
+  session: bigint,
+  scope: WaitScope,
+  registered: (w: { path: string; callback: WatchCallback }) => void,
+): Promise<boolean> {
+  let changed = false;
+  let wake: (() => void) | null = null;
+  const callback: WatchCallback = (ev) => {
+    if (ev.type === 'DataWatchRemoved' || ev.type === 'ChildWatchRemoved') return;
+    changed = true;
+    wake?.();
+  };
+  registered({ path, callback });
+  try {
+    await client.getData(path, { watch: callback });
+  } catch (err) {
+    if (err instanceof NoNodeError) return true; // already released: list again
+    throw err;
+  }
+  if (changed) return true;
+  const onState = (s: ConnectionState): void => {
+    if (s === ConnectionState.LOST || (client.sessionId !== session && client.sessionId !== 0n)) wake?.();
+  };
+  const onAbort = (): void => wake?.();
+  client.on('stateChanged', onState);
+  scope.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      if (scope.aborted || client.sessionId !== session) resolve();
+    });
+  } finally {
+    client.off('stateChanged', onState);
+    scope.signal.removeEventListener('abort', onAbort);
+    wake = null;
+  }
+  scope.check();
+  return changed || client.sessionId === session;
+}
+
+/** Sorts by the key, keeping the server's order for equal keys (Curator's stable sort). */
+export function sortChildren(children: readonly string[], sortKey: (name: string) => string): string[] {
+  return children
+    .map((name) => ({ name, key: sortKey(name) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((e) => e.name);
+}
+
+/** Curator's standardFixForSorting: the part after the last occurrence of the lock name. */
+export function sequenceAfter(name: string, lockName: string): string {
+  const i = name.lastIndexOf(lockName);
+  return i < 0 ? name : name.slice(i + lockName.length);
+}
+
+/**
+ * Deletes a node we gave up (guaranteed). Waits while connected, so that a timed-out acquire
+ * returns with its node gone; while disconnected it goes on in the background
+ * (`client.pendingDeletes`) and ends with the session at the latest.
+ */
+export async function abandon(client: Client, path: string, session: bigint): Promise<void> {
+  if (client.closed) return;
+  if (client.sessionId !== session && client.sessionId !== 0n) return; // the node went with its session
+  const deleting = client.delete(path, { guaranteed: true }).catch((err: unknown) => {
+    if (err instanceof NoNodeError || err instanceof KeeperError) return;
+  });
+  if (!client.isConnected) return;
+  let off: (() => void) | undefined;
+  const disconnected = new Promise<void>((resolve) => {
+    const onState = (s: ConnectionState): void => {
+      if (s !== ConnectionState.CONNECTED && s !== ConnectionState.RECONNECTED) resolve();
+    };
+    client.on('stateChanged', onState);
+    off = () => client.off('stateChanged', onState);
+  });
+  try {
+    await Promise.race([deleting, disconnected]);
+  } finally {
+    off?.();
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * Mutex: Curator's InterProcessMutex, node for node.
+ *
+ * Nodes: `<path>/_c_<uuid>-lock-<10-digit seq>`, EPHEMERAL_SEQUENTIAL, made by a protected create
+ * under container parents (the server removes `<path>` once the last node is gone). The node's
+ * data is the optional lock payload (empty when revocable, as in Curator).
+ *
+ * Protocol: children sort by the sequence after the last `lock-`. The first node holds the lock;
+ * every other waiter watches only its immediate predecessor, so a release wakes exactly one waiter.
+ * See lock-queue.ts for the create / list / watch loop and held-node.ts for what ends a lease.
+ *
+ * Reentrancy: none by default. A second acquire() waits its turn, even on the same object. An
+ * explicit `owner` makes acquires of that owner share one node (with a count); the node is deleted
+ * when the last of its leases is released.
+ *
+ * Revocation: Curator's cooperative protocol. After makeRevocable(listener), a holder whose node's
+ * data is set to `__REVOKE__` (Revoker.attemptRevoke, from Tenure or Curator) has its listener
+ * called with the lease; releasing is up to the listener.
+ */
+import { ClosedError, NoNodeError, type Client, type NodeData } from '@tenure/client';
+import { validatePath } from '@tenure/protocol';
+import type { HeldNode } from './held-node.js';
+import { Holdings, type Holding, type Lease } from './lease.js';
+import { joinQueue, sequenceAfter, sortChildren, type Decision, type QueueSpec } from './lock-queue.js';
+import { REVOKE_MESSAGE } from './revoker.js';
+import { WaitScope, type WaitOptions } from './wait-scope.js';
+
+export interface MutexOptions {
+  /** The data of our lock node (Curator's lock node bytes). Default empty. */
+  data?: NodeData;
+}
+
+export interface AcquireOptions extends WaitOptions {
+  /**
+   * Makes acquires reentrant for this owner (any value, compared with ===): while the owner holds
+   * the lock through this object, another acquire with the same owner returns at once with the
+   * same node and token. Without an owner, every acquire queues for the lock.
+   */
+  owner?: unknown;
+}
+
+/** Called when someone asks the holder to give the lock up (`__REVOKE__`). */
+export type RevocationListener = (lease: Lease) => void;
+
+export class Mutex implements AsyncDisposable {
+  /** The lock's path (the parent of the lock nodes). */
+  readonly path: string;
+  private readonly holdings = new Holdings();
+  private readonly scopes = new Set<WaitScope>();
+  private readonly data: NodeData | null;
+  private revocation: RevocationListener | undefined;
+  private isClosed = false;
+
+  constructor(
+    readonly client: Client,
+    path: string,
+    options: MutexOptions = {},
+    /** @internal Curator's lock name: 'lock-' for a mutex. */
+    protected readonly lockName: string = 'lock-',
+  ) {
+    this.path = validatePath(path);
+    this.data = options.data ?? null;
+  }
+
+  /**
+   * Waits for the lock. Rejects with TimeoutError after `timeoutMs`, AbortError when `signal`
+   * aborts, ClosedError when the client or this lock closes; our node is deleted in each case.
+   */
+  async acquire(options: AcquireOptions = {}): Promise<Lease> {
+    if (this.isClosed) throw new ClosedError(`lock ${this.path}`);
+    const scope = new WaitScope(this.client, options, `acquire ${this.path}`);
+    this.scopes.add(scope);
+    try {
+      const owner = options.owner;
+      this.beforeAcquire(owner);
+      let revokeAsked = false;
+      let holding: Holding | undefined;
+      const fire = (h: Holding): void => {
+        const listener = this.revocation;
+        if (listener && h.first && h.node.isHeld()) listener(h.first);
+      };
+      const revocable = this.revocation !== undefined;
+      const spec: QueueSpec = {
+        basePath: this.path,
+        lockName: this.lockName,
+        data: revocable ? null : this.data,
+        sortKey: (name) => this.sortKey(name),
+        decide: (sorted, ours) => this.decide(sorted, ours, owner),
+        held: {
+          onData: (data) => {
+            if (!this.revocation || !data.equals(REVOKE_MESSAGE)) return;
+            if (holding) fire(holding);
+            else revokeAsked = true;
+          },
+        },
+      };
+      return await this.holdings.acquire(
+        owner,
+        scope,
+        () => {
+          const fixed = this.fixedSequence(owner);
+          return joinQueue(this.client, fixed === undefined ? spec : { ...spec, fixedSequence: fixed }, scope);
+        },
+        (h) => {
+          holding = h;
+          if (revokeAsked) queueMicrotask(() => fire(h));
+        },
+      );
+    } finally {
+      scope.dispose();
+      this.scopes.delete(scope);
+    }
+  }
+
+  /**
+   * Cooperative revocation (Curator's makeRevocable): while held, a `__REVOKE__` written to our node
+   * calls `listener` with the lease. Call before acquire(); revocable locks create empty nodes.
+   */
+  makeRevocable(listener: RevocationListener): void {
+    this.revocation = listener;
+  }
+
+  /** The lock's nodes in queue order (full paths); the first holds the lock. */
+  async participantNodes(): Promise<string[]> {
+    try {
+      const { children } = await this.client.getChildren(this.path);
+      return sortChildren(children, (n) => this.sortKey(n)).map((n) => `${this.path}/${n}`);
+    } catch (err) {
+      if (err instanceof NoNodeError) return [];
+      throw err;
+    }
+  }
+
+  /** Whether this object holds the lock now (Curator's isAcquiredInThisProcess). */
+  isAcquiredInThisProcess(): boolean {
+    return this.holdings.all.length > 0;
+  }
+
+  /** The live holds of this object. */
+  protected get held(): readonly Holding[] {
+    return this.holdings.all;
+  }
+
+  /** @internal The live node of `owner` on this lock, if any. */
+  heldBy(owner: unknown): HeldNode | undefined {
+    return this.holdings.current(owner)?.node;
+  }
+
+  /** Stops every pending acquire (ClosedError) and releases every lease of this object. */
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const s of this.scopes) s.abort(new ClosedError(`lock ${this.path}`));
+    await Promise.allSettled(this.holdings.all.map((h) => h.node.release('closed')));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  // ---- the recipe's rule (overridden by the read and write locks) ----
+
+  protected sortKey(name: string): string {
+    return sequenceAfter(name, this.lockName);
+  }
+
+  /** The first node holds the lock; the others watch their immediate predecessor. */
+  protected decide(sorted: readonly string[], ourName: string, _owner: unknown): Decision {
+    const i = sorted.indexOf(ourName);
+    return i === 0 ? { granted: true } : { granted: false, watch: sorted[i - 1]! };
+  }
+
+  /** Throws when this acquire must be refused. */
+  protected beforeAcquire(_owner: unknown): void {}
+
+  /** A fixed sequence for our node (EPHEMERAL), or undefined for EPHEMERAL_SEQUENTIAL. */
+  protected fixedSequence(_owner: unknown): string | undefined {
+    return undefined;
+  }
+}
