@@ -76,6 +76,8 @@ export class EmbeddedServer implements ConnectionHost {
   private pauseEnd: (() => void) | undefined;
   /** Resolves pending restart() promises (close() ends them too). */
   private readonly restartEnds = new Set<() => void>();
+  /** Connections with output to deliver at the next flush. */
+  private due: ServerConnection[] = [];
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
 
@@ -243,6 +245,18 @@ export class EmbeddedServer implements ConnectionHost {
   now(): number {
     return this.clock.now();
   }
+
+  scheduleFlush(conn: ServerConnection): void {
+    this.due.push(conn);
+    if (this.due.length === 1) queueMicrotask(this.flushDue);
+  }
+
+  /** Flushes the connections due; any made due meanwhile get the next microtask. */
+  private readonly flushDue = (): void => {
+    const due = this.due;
+    this.due = [];
+    for (const c of due) c.flush();
+  };
 
   // ---- fault injection ----
 

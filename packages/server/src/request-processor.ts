@@ -5,7 +5,6 @@
  * not (ZooKeeper logs a failed write as an error transaction); reads answer the last zxid.
  */
 import type {
-  ACL,
   CreateRequest,
   CreateTTLRequest,
   DeleteRequest,

@@ -3,8 +3,8 @@
  * session it is bound to, its auth identities, its watches, and an outbox that delivers replies,
  * notifications and the final close in the order the server produced them.
  *
- * Delivery happens in a microtask, never inside the call that produced it, so a client callback
- * can never re-enter the server half way through a request. While the session is silenced
+ * Delivery happens in a microtask (one for every connection due), never inside the call that
+ * produced it, so a client callback can never re-enter the server half way through a request. While the session is silenced
  * (fault injection) nothing is delivered, not even a close; it all goes out when the silence ends.
  */
 import type { CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
@@ -27,6 +27,8 @@ export interface ConnectionHost {
   detach(conn: ServerConnection): void;
   /** A sink callback threw: the server logs it and carries on. */
   sinkError(err: unknown): void;
+  /** Calls `conn.flush()` in a microtask; one microtask serves every connection due. */
+  scheduleFlush(conn: ServerConnection): void;
   now(): number;
 }
 
@@ -135,14 +137,12 @@ export class ServerConnection implements Watcher, RequestContext {
     }
     if (this.flushQueued) return;
     this.flushQueued = true;
-    queueMicrotask(() => {
-      this.flushQueued = false;
-      this.flush();
-    });
+    this.host.scheduleFlush(this);
   }
 
   /** Delivers the outbox in order (the server calls it again when a silence ends). */
   flush(): void {
+    this.flushQueued = false;
     if (this.silenced) return;
     const items = this.outbox;
     this.outbox = [];
