@@ -1,11 +1,11 @@
 /** multi and multiRead: atomicity, per-op results, ZooKeeper's failure results. */
 import { describe, expect, test } from 'vitest';
-import type { MultiOp } from '@tenure/protocol';
+import type { CreateRequest, MultiOp } from '@tenure/protocol';
 import { CreateMode, EventType, OPEN_ACL_UNSAFE, OpCode } from '@tenure/protocol';
 import { E } from './raw-session.js';
 import type { SuiteContext } from './suite.js';
 
-const create = (path: string, flags = 0, type: 1 | 15 | 19 = OpCode.create): MultiOp => ({
+const create = (path: string, flags = 0, type: 1 | 15 | 19 = OpCode.create): CreateRequest => ({
   type,
   path,
   data: null,

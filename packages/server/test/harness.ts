@@ -1,5 +1,5 @@
 /** A raw session over a transport for the server's own tests: events and closes are recorded. */
-import type { CloseReason, Connection, ConnectParams, Transport, WatcherEvent } from '@tenure/protocol';
+import type { CloseReason, Connection, ConnectParams, CreateRequest, Transport, WatcherEvent } from '@tenure/protocol';
 import { OPEN_ACL_UNSAFE, OpCode } from '@tenure/protocol';
 
 export interface RawSession {
@@ -61,10 +61,8 @@ export async function tryOpen(
   return { conn: result.connection, events, closes, closed, eventCount };
 }
 
-export const acl = (): typeof OPEN_ACL_UNSAFE extends readonly (infer A)[] ? A[] : never => [...OPEN_ACL_UNSAFE];
-
-export function create(path: string, data: Buffer | null = null, flags = 0) {
-  return { type: OpCode.create, path, data, acl: [...OPEN_ACL_UNSAFE], flags } as const;
+export function create(path: string, data: Buffer | null = null, flags = 0): CreateRequest {
+  return { type: OpCode.create, path, data, acl: [...OPEN_ACL_UNSAFE], flags };
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -130,7 +130,7 @@ const scripts: Record<string, Step[]> = {
     ttl('/f/ttl-neg', 5, -5n),
     ttl('/f/ttl-nonttl-flag', 1, 1000n),
     { type: OpCode.getEphemerals, prefixPath: '/f' },
-    { type: OpCode.getEphemerals, prefixPath: null },
+    { type: OpCode.getEphemerals, prefixPath: null as unknown as string }, // ZooKeeper reads a null prefix as 'all'
     children('/f'),
     exists('/f/plain-from-container-flag'),
     exists('/f/container-ephemeral-flag'),
