@@ -1,0 +1,168 @@
+/**
+ * Mutex under real faults made by the embedded server: a silenced holder, an expired session, a
+ * dropped connection, a lost reply, a server restart.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConnectionState } from '@tenure/client';
+import type { EmbeddedServer } from '@tenure/server';
+import { LeaseLostError, Mutex, type Lease } from '../src/index.js';
+import { Clients, ephemeralsUnder, eventually, sleep, startServer } from './harness.js';
+
+let server: EmbeddedServer;
+let clients: Clients;
+function setup(): void {
+  server = startServer();
+  clients = new Clients(() => server.transport());
+}
+afterEach(async () => {
+  await clients.closeAll();
+  await server.close();
+});
+
+const endOf = (l: Lease): string | undefined => (l.signal.reason as LeaseLostError | undefined)?.end;
+
+/** Records when a lease's signal aborts and when a pending acquire resolves. */
+function timeline(holder: Lease, next: Promise<Lease>): { aborted: Promise<number>; acquired: Promise<{ at: number; lease: Lease }> } {
+  const aborted = new Promise<number>((resolve) => holder.signal.addEventListener('abort', () => resolve(performance.now()), { once: true }));
+  const acquired = next.then((lease) => ({ at: performance.now(), lease }));
+  return { aborted, acquired };
+}
+
+describe('Mutex under faults', () => {
+  for (const errorPolicy of ['standard', 'session'] as const) {
+    it(`a silent holder's signal aborts before the next waiter acquires, and the new token is larger (${errorPolicy})`, async () => {
+      setup();
+      const a = await clients.open({ errorPolicy });
+      const b = await clients.open();
+      const lease = await new Mutex(a, '/locks/silent').acquire();
+      const next = new Mutex(b, '/locks/silent').acquire();
+      await eventually(() => ephemeralsUnder(server, '/locks/silent').length === 2);
+      const t = timeline(lease, next);
+      const t0 = performance.now();
+      server.silence(a.sessionId, 5000); // a partition longer than the session timeout
+      const abortedAt = await t.aborted;
+      const { at, lease: l2 } = await t.acquired;
+      expect(abortedAt).toBeLessThan(at);
+      expect(endOf(lease)).toBe(errorPolicy === 'standard' ? 'suspended' : 'lost');
+      expect(lease.isHeld()).toBe(false);
+      expect(l2.fencingToken > lease.fencingToken).toBe(true);
+      // The successor waited for the server to expire the holder's session.
+      expect(at - t0).toBeGreaterThan(1000);
+      await l2.release();
+    });
+  }
+
+  it("an injected expiry: the next waiter acquires with a larger token, the old holder's signal aborts within its read timeout", async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const lease = await new Mutex(a, '/locks/expire').acquire();
+    const next = new Mutex(b, '/locks/expire').acquire();
+    await eventually(() => ephemeralsUnder(server, '/locks/expire').length === 2);
+    const t = timeline(lease, next);
+    const t0 = performance.now();
+    server.expireSession(a.sessionId);
+    const { lease: l2 } = await t.acquired;
+    expect(l2.fencingToken > lease.fencingToken).toBe(true);
+    const abortedAt = await t.aborted;
+    expect(abortedAt - t0).toBeLessThan((a.negotiatedTimeoutMs * 2) / 3 + 200);
+    expect(lease.isHeld()).toBe(false);
+    await l2.release();
+    // The old client comes back with a new session; nothing of the old one remains.
+    await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    expect(ephemeralsUnder(server, '/locks/expire')).toEqual([]);
+  });
+
+  it('SUSPENDED ends the lease under the standard policy; the node is deleted even though the session survived', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const lease = await new Mutex(a, '/locks/susp').acquire();
+    const next = new Mutex(b, '/locks/susp').acquire();
+    await eventually(() => ephemeralsUnder(server, '/locks/susp').length === 2);
+    const session = a.sessionId;
+    server.dropConnection(session);
+    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    expect(endOf(lease)).toBe('suspended');
+    const l2 = await next;
+    expect(a.sessionId).toBe(session); // same session: the node did not expire, we deleted it
+    expect(l2.fencingToken > lease.fencingToken).toBe(true);
+    expect(ephemeralsUnder(server, '/locks/susp')).toEqual([l2.path]);
+    await l2.release();
+  });
+
+  it('under the session policy a lease survives SUSPENDED and RECONNECTED, and is re-checked', async () => {
+    setup();
+    const a = await clients.open({ errorPolicy: 'session' });
+    const lease = await new Mutex(a, '/locks/keep').acquire();
+    server.dropConnection(a.sessionId);
+    await a.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 2000 });
+    await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await sleep(50);
+    expect(lease.isHeld()).toBe(true);
+    expect(lease.signal.aborted).toBe(false);
+    // The node's watch came back with the reconnect: a deletion is still noticed.
+    await eventually(() => server.watchesOf(a.sessionId).data.includes(lease.path), 2000, 'the node watch');
+    await lease.release();
+    expect(ephemeralsUnder(server, '/locks/keep')).toEqual([]);
+  });
+
+  it('release() through a lost reply completes with the guaranteed delete', async () => {
+    setup();
+    const a = await clients.open({ errorPolicy: 'session' });
+    const b = await clients.open();
+    const lease = await new Mutex(a, '/locks/lostreply').acquire();
+    const next = new Mutex(b, '/locks/lostreply').acquire();
+    await eventually(() => ephemeralsUnder(server, '/locks/lostreply').length === 2);
+    server.loseNextReply(a.sessionId);
+    await lease.release();
+    expect(server.node(lease.path)).toBeUndefined();
+    expect(a.pendingDeletes).toEqual([]);
+    const l2 = await next;
+    await l2.release();
+  });
+
+  it('release() while the server refuses connections resolves after the reconnect, with the node gone', async () => {
+    setup();
+    const a = await clients.open({ errorPolicy: 'session' });
+    const lease = await new Mutex(a, '/locks/restart').acquire();
+    const restarting = server.restart(400);
+    await a.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 2000 });
+    const released = lease.release();
+    expect(a.pendingDeletes.length + (server.node(lease.path) ? 1 : 0)).toBeGreaterThan(0);
+    await restarting;
+    await released;
+    expect(server.node(lease.path)).toBeUndefined();
+    expect(a.pendingDeletes).toEqual([]);
+  });
+
+  it('a waiter keeps its place across a dropped connection', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const lease = await new Mutex(a, '/locks/wait-susp').acquire();
+    const next = new Mutex(b, '/locks/wait-susp').acquire();
+    await eventually(() => ephemeralsUnder(server, '/locks/wait-susp').length === 2);
+    const queued = ephemeralsUnder(server, '/locks/wait-susp');
+    server.dropConnection(b.sessionId);
+    await b.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await lease.release();
+    const l2 = await next;
+    expect(queued).toContain(l2.path);
+    await l2.release();
+  });
+
+  it('a waiter whose session expires queues again in the new session, leaving nothing of the old one', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const lease = await new Mutex(a, '/locks/wait-lost').acquire();
+    const next = new Mutex(b, '/locks/wait-lost').acquire();
+    await eventually(() => ephemeralsUnder(server, '/locks/wait-lost').length === 2);
+    const old = b.sessionId;
+    server.expireSession(old);
+    await eventually(() => b.sessionId !== 0n && b.sessionId !== old, 5000, 'a new session');
+    await eventually(() => ephemeralsUnder(server, '/locks/wait-lost').length === 2, 3000, 'the waiter to queue again');
+    await lease.release();
+    const l2 = await next;
+    expect(server.node(l2.path)!.stat.ephemeralOwner).toBe(b.sessionId);
+    await l2.release();
+    expect(ephemeralsUnder(server, '/locks/wait-lost')).toEqual([]);
+  });
+});
