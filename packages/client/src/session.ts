@@ -508,6 +508,9 @@ export class Session {
     if (this.link) this.dropLink(this.link, `session lost (${why})`);
     this.sessionId = 0n;
     this.passwd = ZERO_PASSWD;
+    // A session made on a read-only server is local to it: it is re-attached only once a
+    // read-write server has been seen in that session (ZooKeeper's seenRwServerBefore).
+    this.seenRwServer = false;
     const endedEpoch = this.epoch;
     this.epoch++;
     this.needReset = true;
