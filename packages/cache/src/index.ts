@@ -1,1 +1,7 @@
-export {};
+/**
+ * @tenure/cache: TreeCache (a subtree mirrored with its data and Stats) and NodeCache (one node),
+ * kept by a persistent recursive watch, or by one-shot watches on servers without them.
+ */
+export { TreeCache, type TreeCacheOptions, type TreeCacheEvents, type CachedNode, type CacheEvent, type WaitOptions } from './tree-cache.js';
+export { TreeCache as CuratorCache } from './tree-cache.js';
+export { NodeCache, type NodeCacheOptions } from './node-cache.js';

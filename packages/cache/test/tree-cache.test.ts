@@ -1,0 +1,205 @@
+/** TreeCache and NodeCache on the embedded server, with persistent watches and with the one-shot fallback. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EmbeddedServer } from '@tenure/server';
+import { ConnectionState, type Client } from '@tenure/client';
+import { NodeCache, TreeCache, type CacheEvent } from '../src/index.js';
+import { connect, eventually, serverTree, serverWatches, sleep, startServer, treeDiff } from './harness.js';
+
+let server: EmbeddedServer;
+const clients: Client[] = [];
+const caches: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(caches.splice(0).map((c) => c.close()));
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server?.close();
+});
+
+async function open(options: Parameters<typeof connect>[1] = {}) {
+  const r = await connect(server, options);
+  clients.push(r.client);
+  return r;
+}
+
+function record(cache: TreeCache | NodeCache): string[] {
+  const log: string[] = [];
+  cache.on('initialized', () => void log.push('initialized'));
+  cache.on('created', (n) => void log.push(`created ${n.path} ${n.data.toString()}`));
+  cache.on('changed', (n) => void log.push(`changed ${n.path} ${n.data.toString()}`));
+  cache.on('deleted', (p) => void log.push(`deleted ${p.path}`));
+  return log;
+}
+
+/** Takes `client` away for `ms` (longer than its session timeout: LOST), as a network partition. */
+function partition(client: Client, ms: number): void {
+  server.silence(client.sessionId, ms);
+  server.dropConnection(client.sessionId);
+}
+
+describe.each([
+  { name: 'persistent watches', persistentWatches: true },
+  { name: 'one-shot watches (fallback)', persistentWatches: false },
+])('TreeCache with $name', ({ persistentWatches }) => {
+  it('loads an existing tree, then follows creates, changes and deletes', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open();
+    await writer.create('/t', 'root');
+    await writer.create('/t/a', 'A');
+    await writer.create('/t/a/x', 'X');
+    await writer.create('/t/b', 'B');
+    const cache = new TreeCache(client, '/t', { persistentWatches });
+    caches.push(cache);
+    const log = record(cache);
+    await cache.start({ timeoutMs: 3000 });
+    expect(cache.watchMode).toBe(persistentWatches ? 'persistent' : 'one-shot');
+    expect(log.at(-1)).toBe('initialized');
+    expect(log.slice(0, -1).sort()).toEqual(['created /t root', 'created /t/a A', 'created /t/a/x X', 'created /t/b B']);
+    expect(cache.get('/t/a/x')!.data.toString()).toBe('X');
+    expect(cache.get('/t/a/x')!.stat).toEqual(server.node('/t/a/x')!.stat);
+    expect(cache.children('/t')).toEqual(['a', 'b']);
+    expect(cache.children('/nope')).toBeUndefined();
+    log.length = 0;
+
+    await writer.setData('/t/a', 'A2');
+    await eventually(() => log.length === 1);
+    await writer.create('/t/b/new', 'N');
+    await eventually(() => log.length === 2);
+    await writer.delete('/t/a', { deletingChildren: true });
+    await eventually(() => log.length === 4);
+    expect(log).toEqual(['changed /t/a A2', 'created /t/b/new N', 'deleted /t/a/x', 'deleted /t/a']);
+    expect(cache.children('/t')).toEqual(['b']);
+    await eventually(() => treeDiff(cache, serverTree(server, '/t')).length === 0, 2000, 'cache equals the server');
+  });
+
+  it('a missing root: empty and initialized; the root and its subtree appear and go', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open();
+    const cache = new TreeCache(client, '/late', { persistentWatches });
+    caches.push(cache);
+    await cache.start({ timeoutMs: 3000 });
+    expect(cache.size).toBe(0);
+    await writer.create('/late', 'r');
+    await writer.create('/late/k', 'k');
+    await eventually(() => cache.size === 2, 3000, 'root and child cached');
+    await writer.delete('/late', { deletingChildren: true });
+    await eventually(() => cache.size === 0, 3000, 'gone');
+    await writer.create('/late', 'again');
+    await eventually(() => cache.get('/late')?.data.toString() === 'again', 3000, 'root re-created');
+  });
+
+  it('close removes its watches from the server; iterators end; start then close at once leaves none', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open();
+    await writer.create('/c', null);
+    for (let i = 0; i < 20; i++) await writer.create(`/c/n${i}`, 'v');
+    const cache = new TreeCache(client, '/c', { persistentWatches });
+    await cache.start({ timeoutMs: 3000 });
+    expect(serverWatches(server, client)).toBeGreaterThan(0);
+    const seen: CacheEvent[] = [];
+    const iterating = (async () => {
+      for await (const e of cache) seen.push(e);
+    })();
+    await writer.setData('/c/n3', 'w');
+    await eventually(() => seen.length === 1);
+    await cache.close();
+    await iterating; // ended by close
+    expect(seen.map((e) => e.type)).toEqual(['changed']);
+    expect(serverWatches(server, client)).toBe(0);
+    expect(cache.size).toBe(0);
+
+    for (let i = 0; i < 5; i++) {
+      const quick = new TreeCache(client, '/c', { persistentWatches });
+      const starting = quick.start().catch((e: unknown) => e);
+      await quick.close();
+      expect(await starting).toMatchObject({ name: 'ClosedError' });
+    }
+    await sleep(50);
+    expect(serverWatches(server, client)).toBe(0);
+  });
+
+  it('after LOST it re-syncs and emits only the real differences', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open({ sessionTimeoutMs: 4000 });
+    await writer.create('/r', null);
+    for (let i = 0; i < 30; i++) await writer.create(`/r/n${i}`, `v${i}`);
+    const cache = new TreeCache(client, '/r', { persistentWatches });
+    caches.push(cache);
+    await cache.start({ timeoutMs: 3000 });
+    const log = record(cache);
+    const T = client.negotiatedTimeoutMs;
+    partition(client, T + 600);
+    await client.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 3000 });
+    await writer.setData('/r/n1', 'changed');
+    await writer.delete('/r/n2');
+    await writer.create('/r/n99', 'new');
+    await writer.delete('/r/n3');
+    await writer.create('/r/n3', 'v3'); // same data, a new node: a real difference (czxid)
+    await client.waitForState(ConnectionState.LOST, { timeoutMs: T + 2000 });
+    await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await eventually(() => treeDiff(cache, serverTree(server, '/r')).length === 0, 3000, 'cache equals the server');
+    await sleep(100);
+    expect(log.sort()).toEqual(['changed /r/n1 changed', 'changed /r/n3 v3', 'created /r/n99 new', 'deleted /r/n2']);
+  });
+
+  it('NodeCache follows one node through create, change, delete and session loss', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open();
+    const cache = new NodeCache(client, '/one', { persistentWatches });
+    caches.push(cache);
+    const log = record(cache);
+    await cache.start({ timeoutMs: 3000 });
+    expect(cache.current).toBeUndefined();
+    await writer.create('/one', 'a');
+    await eventually(() => cache.current?.data.toString() === 'a');
+    await writer.create('/one/child', 'ignored');
+    await writer.setData('/one', 'b');
+    await eventually(() => cache.current?.data.toString() === 'b');
+    server.expireSession(client.sessionId);
+    await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
+    await writer.setData('/one', 'c');
+    await eventually(() => cache.current?.data.toString() === 'c');
+    await writer.delete('/one', { deletingChildren: true });
+    await eventually(() => cache.current === undefined);
+    expect(log).toEqual(['initialized', 'created /one a', 'changed /one b', 'changed /one c', 'deleted /one']);
+    await cache.close();
+    expect(serverWatches(server, client)).toBe(0);
+  });
+
+  it('maxDepth 1 caches the root and its children only', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open();
+    await writer.create('/d', null);
+    await writer.create('/d/a', 'a');
+    await writer.create('/d/a/deep', 'x');
+    const cache = new TreeCache(client, '/d', { persistentWatches, maxDepth: 1 });
+    caches.push(cache);
+    await cache.start({ timeoutMs: 3000 });
+    expect([...cache.entries()].map(([p]) => p).sort()).toEqual(['/d', '/d/a']);
+    await writer.create('/d/a/deeper', 'y');
+    await writer.create('/d/b', 'b');
+    await eventually(() => cache.has('/d/b'));
+    expect(cache.has('/d/a/deeper')).toBe(false);
+  });
+});
+
+describe('TreeCache on a server without persistent watches (as ZooKeeper 3.5)', () => {
+  it('falls back to one-shot watches by itself', async () => {
+    server = startServer({ persistentWatches: false });
+    const { client } = await open();
+    const { client: writer } = await open();
+    await writer.create('/old', 'x');
+    const cache = new TreeCache(client, '/old');
+    caches.push(cache);
+    await cache.start({ timeoutMs: 5000 });
+    expect(cache.watchMode).toBe('one-shot');
+    await writer.create('/old/k', 'k');
+    await eventually(() => cache.has('/old/k'), 3000, 'the child seen through one-shot watches');
+    await cache.close();
+    expect(serverWatches(server, client)).toBe(0);
+  });
+});
