@@ -1,0 +1,155 @@
+/**
+ * GroupMember: this process as a member of a group, and the group's current membership, with
+ * Curator's layout (Curator's GroupMember), so Curator's members and ours see each other.
+ *
+ * Nodes:
+ * - `<membershipPath>/<memberId>`: EPHEMERAL, data = our payload. Kept by a PersistentNode: it
+ *   comes back after a delete, a session expiry or an outage (with the rejoin jitter), and a node of
+ *   another live session under our id (a duplicate member id) is never deleted: `conflict`.
+ * - `<membershipPath>` and its ancestors: created as containers when missing, so an empty group
+ *   leaves nothing behind.
+ *
+ * Membership is the children of `membershipPath`, mirrored by a TreeCache of depth 1 (one
+ * persistent recursive watch, or one-shot watches on ZooKeeper 3.5). As in Curator, this member
+ * is always in its own view, with its payload, even before its node exists.
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { Client, NodeData } from '@tenure/client';
+import { TreeCache } from '@tenure/cache';
+import { NodeConflictError, PersistentNode, type WaitOptions } from '@tenure/nodes';
+import { joinPath, validatePath } from '@tenure/protocol';
+import { EventStream } from './event-stream.js';
+
+export type Membership = Map<string, Buffer>;
+
+export interface GroupMemberOptions {
+  /** Default true; false watches with one-shot watches (ZooKeeper 3.5). */
+  persistentWatches?: boolean;
+  /** Re-joining after a session loss waits a random delay in [0, rejoinJitterMs). Default 1000. */
+  rejoinJitterMs?: number;
+  /** First retry delay after a conflict; doubles up to maxRetryMs. Defaults 200 and 5000. */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+
+export interface GroupMemberEvents {
+  /** The membership changed (ids or payloads); a new snapshot. */
+  change: (members: Membership) => void;
+  /** Another live session holds a node under our member id; we wait for it to go. Also an `error`. */
+  conflict: (error: NodeConflictError) => void;
+  error: (error: Error) => void;
+}
+
+export class GroupMember extends EventEmitter<GroupMemberEvents> implements AsyncIterable<Membership> {
+  readonly membershipPath: string;
+  readonly memberId: string;
+  private readonly node: PersistentNode;
+  private readonly cache: TreeCache;
+  private readonly stream = new EventStream<Membership>();
+  private last: Membership | null = null;
+  private state: 'latent' | 'started' | 'closed' = 'latent';
+
+  constructor(client: Client, membershipPath: string, memberId: string, payload: NodeData | null = null, options: GroupMemberOptions = {}) {
+    super();
+    validatePath(membershipPath);
+    if (typeof memberId !== 'string' || memberId.length === 0 || memberId.includes('/')) {
+      throw new TypeError(`GroupMember: memberId must be a non-empty name without '/', got ${JSON.stringify(memberId)}`);
+    }
+    this.membershipPath = membershipPath;
+    this.memberId = memberId;
+    this.node = new PersistentNode(client, {
+      path: joinPath(membershipPath, memberId),
+      data: payload,
+      rejoinJitterMs: options.rejoinJitterMs,
+      retryMs: options.retryMs,
+      maxRetryMs: options.maxRetryMs,
+    });
+    this.cache = new TreeCache(client, membershipPath, { maxDepth: 1, persistentWatches: options.persistentWatches });
+    this.node.on('conflict', (e) => this.emit('conflict', e));
+    this.node.on('error', (e) => this.emit('error', e));
+    this.cache.on('error', (e) => this.emit('error', e));
+    const changed = (): void => this.changed();
+    this.cache.on('initialized', changed);
+    this.cache.on('created', (n) => n.path !== membershipPath && changed());
+    this.cache.on('changed', (n) => n.path !== membershipPath && changed());
+    this.cache.on('deleted', (n) => n.path !== membershipPath && changed());
+  }
+
+  /**
+   * Joins (the member node is created in the background) and starts following the membership.
+   * Resolves once the membership was first read; `waitForJoined` waits for our own node.
+   */
+  async start(options: WaitOptions = {}): Promise<void> {
+    if (this.state !== 'latent') throw new Error(`GroupMember ${this.memberId}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    this.state = 'started';
+    this.node.start();
+    await this.cache.start(options);
+  }
+
+  /** Resolves once our member node was first created; TimeoutError / AbortError / ClosedError. */
+  waitForJoined(options: WaitOptions = {}): Promise<void> {
+    return this.node.waitForInitialCreate(options);
+  }
+
+  /** The membership as cached now: member id → payload. Always includes this member. */
+  getCurrentMembers(): Membership {
+    const members: Membership = new Map();
+    for (const name of this.cache.children(this.membershipPath) ?? []) {
+      const n = this.cache.get(joinPath(this.membershipPath, name));
+      if (n) members.set(name, n.data);
+    }
+    if (!members.has(this.memberId)) members.set(this.memberId, this.node.getData());
+    return members;
+  }
+
+  /** Our payload: written to our node now (or with its next creation). */
+  setPayload(payload: NodeData | null): Promise<void> {
+    return this.node.setData(payload);
+  }
+
+  /** The member id in a member node's path. */
+  idFromPath(path: string): string {
+    return path.slice(path.lastIndexOf('/') + 1);
+  }
+
+  /** Membership snapshots: the current one first (once loaded), then one per change, until close or `signal`. */
+  snapshots(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<Membership> {
+    return this.stream.subscribe(options.signal, this.last ? [this.last] : []);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Membership> {
+    return this.snapshots();
+  }
+
+  /** Leaves the group (our node is deleted) and stops following it; every watch is removed. */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    await this.cache.close();
+    await this.node.close();
+    this.stream.end();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private changed(): void {
+    if (!this.cache.initialized || this.state !== 'started') return;
+    const now = this.getCurrentMembers();
+    if (this.last && sameMembership(this.last, now)) return;
+    this.last = now;
+    this.stream.push(now);
+    this.emit('change', now);
+  }
+}
+
+function sameMembership(a: Membership, b: Membership): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, payload] of a) {
+    const other = b.get(id);
+    if (other === undefined || !other.equals(payload)) return false;
+  }
+  return true;
+}
+
