@@ -8,6 +8,7 @@
  */
 import {
   AuthFailedError,
+  BadArgumentsError,
   ClosedError,
   CreateMode,
   ErrorCode,
@@ -136,6 +137,8 @@ function mapExists(r: Reply<StatResponse>, path: string | undefined): Stat | nul
   if (r.err === ErrorCode.NONODE) return null;
   throw KeeperError.from(r.err, path);
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const CONNECTED_STATES: readonly ConnectionState[] = [ConnectionState.CONNECTED, ConnectionState.RECONNECTED, ConnectionState.READ_ONLY];
 
@@ -444,7 +447,10 @@ export class Client {
       }
       const spec: CreateSpec = { path: full, data: buf, mode, acl, ttl, parents, parentAcl: (p) => aclFor(core.aclProvider, p) };
       const protection = options.protection;
-      const protectedId = typeof protection === 'string' ? protection : protection ? newProtectedId() : undefined;
+      if (typeof protection === 'string' && !UUID.test(protection)) {
+        throw new BadArgumentsError(path, `protection must be true or a UUID (as Curator's protected ids are), got ${JSON.stringify(protection)}`);
+      }
+      const protectedId = typeof protection === 'string' ? protection.toLowerCase() : protection ? newProtectedId() : undefined;
       const run = (): Promise<{ path: string; stat: Stat }> =>
         protectedId !== undefined
           ? protectedCreate(core, spec, protectedId, path, signal)

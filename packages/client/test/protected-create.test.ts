@@ -95,6 +95,12 @@ describe('protected create', () => {
     await eventually(async () => (await client.getChildren('/o')).children.length === 0, 5000, 'orphan deleted');
   });
 
+  it('a given protected id must be a UUID', async () => {
+    server = startServer();
+    const { client } = await open();
+    await expect(client.create('/x', null, { protection: 'not-a-uuid' })).rejects.toMatchObject({ name: 'BadArgumentsError' });
+  });
+
   it('a protected create with parents and a namespace', async () => {
     server = startServer();
     const { client } = await open();
