@@ -1,7 +1,7 @@
 /** ACLs and auth: digest, auth, ip and world ids, per-op permissions, getACL masking, AUTHFAILED. */
 import { describe, expect, test } from 'vitest';
 import type { ACL } from '@tenure/protocol';
-import { CREATOR_ALL_ACL, OpCode, Perms, digestId } from '@tenure/protocol';
+import { AddWatchMode, CREATOR_ALL_ACL, EventType, OpCode, Perms, digestId } from '@tenure/protocol';
 import { E } from './raw-session.js';
 import type { SuiteContext } from './suite.js';
 
@@ -107,6 +107,21 @@ export function aclTests(ctx: SuiteContext): void {
       await s.create(`${root}/other`, null, 0, [{ perms: Perms.ALL, id: { scheme: 'ip', id: '10.1.2.3' } }]);
       expect((await s.getData(`${root}/mine`)).err).toBe(0);
       expect((await s.getData(`${root}/other`)).err).toBe(E.NOAUTH);
+    });
+
+    test('a notification about a node the watcher may not READ is not delivered', async () => {
+      const root = await ctx.root();
+      const owner = await ctx.open();
+      await owner.addAuth('bob', 'secret');
+      const anon = await ctx.open();
+      const p = `${root}/p`;
+      expect((await owner.create(p, null, 0, [world(Perms.READ), bob()])).err).toBe(0);
+      expect((await anon.send({ type: OpCode.addWatch, path: p, mode: AddWatchMode.PERSISTENT_RECURSIVE })).err).toBe(0);
+      expect((await owner.create(`${p}/secret`, null, 0, [bob()])).err).toBe(0);
+      expect((await owner.setData(`${p}/secret`, Buffer.from('x'))).err).toBe(0);
+      expect((await owner.create(`${p}/public`, null, 0, [world(Perms.READ)])).err).toBe(0);
+      await anon.barrier();
+      expect(anon.eventList).toEqual([{ type: EventType.NodeCreated, state: 3, path: `${p}/public` }]);
     });
 
     test('an unknown auth scheme is AUTHFAILED and closes the connection', async () => {

@@ -35,8 +35,14 @@ export class DataTree {
     this.nodes.set(path, node);
   }
 
+  /** The node at `path`; '' is the root too, as in ZooKeeper (whose tree keeps the root under both). */
   get(path: string): ZNode | undefined {
-    return this.nodes.get(path);
+    return this.nodes.get(path === '' ? '/' : path);
+  }
+
+  /** The ACL of a path's parent (the root's for top-level nodes). */
+  parentAcl(path: string): readonly ACL[] {
+    return this.nodes.get(parentOrRoot(path))?.acl ?? [];
   }
 
   /** Links a new node under its (existing) parent and bumps the parent's cversion. */

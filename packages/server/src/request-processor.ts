@@ -155,7 +155,16 @@ export class RequestProcessor {
       case OpCode.setACL:
         return this.write(() => ({ stat: this.setAcl(ctx, req).stat() }));
       case OpCode.check:
-        // Standalone check is refused since ZooKeeper 3.8.5 / 3.9.3 (ZOOKEEPER-2623).
+        // check belongs inside multi. ZooKeeper 3.8.0 still serves a standalone one: a failing
+        // check is answered with its error (and takes a zxid), a passing one crashes its reply path
+        // and is never answered. 3.8.5 / 3.9.3 refuse it (ZOOKEEPER-2623). So: 3.8.0's answer where
+        // it gives one, the later releases' UNIMPLEMENTED and close where it does not.
+        try {
+          this.check(ctx, req);
+        } catch (e) {
+          if (e instanceof KeeperCode) return error(this.nextZxid(), e.code);
+          throw e;
+        }
         return error(-1n, ErrorCode.UNIMPLEMENTED, 'check is only allowed inside multi');
       case OpCode.multi:
         return this.multi(ctx, req.ops);
@@ -193,7 +202,9 @@ export class RequestProcessor {
       }
       case OpCode.getAllChildrenNumber: {
         this.readable(ctx, req.path);
-        return reply(this.zxid.last, { totalNumber: this.tree.countDescendants(req.path) });
+        // ZooKeeper counts keys starting with path + '/'; for '' that includes '/' itself.
+        const total = req.path === '' ? this.tree.nodes.size : this.tree.countDescendants(req.path);
+        return reply(this.zxid.last, { totalNumber: total });
       }
       case OpCode.getEphemerals: {
         const mine = this.tree.ephemerals.get(ctx.session.id) ?? new Set<string>();
@@ -220,7 +231,8 @@ export class RequestProcessor {
       }
       case OpCode.removeWatches:
       case OpCode.checkWatches: {
-        if (req.watcherType < 1 || req.watcherType > 5) return error(this.zxid.last, ErrorCode.MARSHALLINGERROR);
+        // ZooKeeper 3.8 knows WatcherType 1-3 only (Persistent and PersistentRecursive are 3.9's).
+        if (req.watcherType < 1 || req.watcherType > 3) return error(this.zxid.last, ErrorCode.MARSHALLINGERROR);
         const matched = this.watches.matchWatches(req.path, ctx.watcher, req.watcherType, req.type === OpCode.removeWatches);
         return matched ? reply(this.zxid.last) : error(this.zxid.last, ErrorCode.NOWATCHER);
       }
@@ -298,7 +310,8 @@ export class RequestProcessor {
     else if (flags === 1 || flags === 3) owner = ctx.session.id;
     const node = this.tree.create(path, copy(req.data), acl, owner, zxid, time, undo);
     const created = path;
-    this.note(notes, () => this.watches.created(created, zxid));
+    const parentAcl = parent.acl;
+    this.note(notes, () => this.watches.created(created, zxid, acl, parentAcl));
     return { path, node, kind };
   }
 
@@ -312,7 +325,9 @@ export class RequestProcessor {
     nextVersion(node.version, req.version);
     if (node.childCount > 0) fail(ErrorCode.NOTEMPTY);
     this.tree.delete(path, zxid, undo);
-    this.note(notes, () => this.watches.deleted(path, zxid));
+    const { acl } = node;
+    const parentAcl = parent.acl;
+    this.note(notes, () => this.watches.deleted(path, zxid, acl, parentAcl));
   }
 
   private setData(
@@ -328,7 +343,8 @@ export class RequestProcessor {
     checkAcl(node.acl, Perms.WRITE, ctx.authIds);
     const version = nextVersion(node.version, req.version);
     this.tree.setData(node, copy(req.data), version, zxid, time, undo);
-    this.note(notes, () => this.watches.changed(req.path, zxid));
+    const { acl } = node;
+    this.note(notes, () => this.watches.changed(req.path, zxid, acl));
     return node;
   }
 
@@ -461,7 +477,7 @@ export class RequestProcessor {
       const node = this.tree.get(path);
       if (node === undefined || node.ephemeralOwner !== sessionId) continue;
       this.tree.delete(path, zxid);
-      this.watches.deleted(path, zxid);
+      this.watches.deleted(path, zxid, node.acl, this.tree.parentAcl(path));
     }
     return zxid;
   }
@@ -472,7 +488,7 @@ export class RequestProcessor {
     if (node === undefined || node.childCount > 0) return;
     const zxid = this.nextZxid();
     this.tree.delete(path, zxid);
-    this.watches.deleted(path, zxid);
+    this.watches.deleted(path, zxid, node.acl, this.tree.parentAcl(path));
   }
 
   /** Paths the reaper should delete now: containers that had children and lost them, expired TTL nodes. */

@@ -7,7 +7,9 @@
  * produced it, so a client callback can never re-enter the server half way through a request. While the session is silenced
  * (fault injection) nothing is delivered, not even a close; it all goes out when the silence ends.
  */
-import type { CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
+import type { ACL, CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
+import { Perms } from '@tenure/protocol';
+import { permits } from './acl-policy.js';
 import type { RequestContext } from './request-processor.js';
 import type { Session } from './session-table.js';
 import type { Watcher, WatchMode, WatchSide } from './watch-registry.js';
@@ -86,7 +88,8 @@ export class ServerConnection implements Watcher, RequestContext {
     return until !== 0 && until > this.host.now();
   }
 
-  notify(event: WatcherEvent, zxid: bigint): void {
+  notify(event: WatcherEvent, zxid: bigint, acl?: readonly ACL[]): void {
+    if (acl !== undefined && !permits(acl, Perms.READ, this.authIds)) return;
     this.push({ kind: 'event', event, zxid });
   }
 

@@ -8,7 +8,7 @@
  * - a trigger notifies the watchers of the path and, when recursive watches exist, the recursive
  *   watchers of every ancestor (never for NodeChildrenChanged); one-shot entries are removed.
  */
-import type { WatcherEvent } from '@tenure/protocol';
+import type { ACL, WatcherEvent } from '@tenure/protocol';
 import { EventType, KeeperState, WatcherType } from '@tenure/protocol';
 import { parentPath } from '@tenure/protocol';
 
@@ -21,7 +21,12 @@ export type WatchSide = 'data' | 'child';
 export interface Watcher {
   watchModes(side: WatchSide, create: true): Map<string, WatchMode>;
   watchModes(side: WatchSide, create?: boolean): Map<string, WatchMode> | undefined;
-  notify(event: WatcherEvent, zxid: bigint): void;
+  /**
+   * Delivers an event about a node whose ACL is `acl`: ZooKeeper (3.8.4+, CVE-2024-23944, and
+   * Debian's patched 3.8.0) drops it silently unless the connection may READ that node.
+   * SetWatches catch-up events come without an ACL and are never filtered.
+   */
+  notify(event: WatcherEvent, zxid: bigint, acl?: readonly ACL[]): void;
 }
 
 type Side = WatchSide;
@@ -144,8 +149,9 @@ export class WatchRegistry {
 
   /**
    * removeWatches (remove = true) / checkWatches (remove = false) for one WatcherType.
-   * Children, Data and Any match any mode in their tables (3.8); Persistent and
-   * PersistentRecursive (3.9) match only that mode, in both tables. Returns whether anything matched.
+   * Children, Data and Any match any mode in their tables (3.8). Persistent and
+   * PersistentRecursive (3.9) match only that mode, in both tables; the request processor refuses
+   * them as 3.8 does, they are kept for a 3.9 mode. Returns whether anything matched.
    */
   matchWatches(path: string, w: Watcher, type: number, remove: boolean): boolean {
     const op = remove
@@ -177,30 +183,38 @@ export class WatchRegistry {
   }
 
   /** A node was created: NodeCreated on it, NodeChildrenChanged on its parent. */
-  created(path: string, zxid: bigint): void {
-    this.fire(this.data, path, EventType.NodeCreated, zxid);
-    this.fire(this.child, parentOrRoot(path), EventType.NodeChildrenChanged, zxid);
+  created(path: string, zxid: bigint, acl: readonly ACL[], parentAcl: readonly ACL[]): void {
+    this.fire(this.data, path, EventType.NodeCreated, zxid, acl);
+    this.fire(this.child, parentOrRoot(path), EventType.NodeChildrenChanged, zxid, parentAcl);
   }
 
   /** A node was deleted: one NodeDeleted per watcher of it, NodeChildrenChanged on its parent. */
-  deleted(path: string, zxid: bigint): void {
-    const notified = this.fire(this.data, path, EventType.NodeDeleted, zxid);
-    this.fire(this.child, path, EventType.NodeDeleted, zxid, notified);
-    this.fire(this.child, parentOrRoot(path), EventType.NodeChildrenChanged, zxid);
+  deleted(path: string, zxid: bigint, acl: readonly ACL[], parentAcl: readonly ACL[]): void {
+    const notified = this.fire(this.data, path, EventType.NodeDeleted, zxid, acl);
+    this.fire(this.child, path, EventType.NodeDeleted, zxid, acl, notified);
+    this.fire(this.child, parentOrRoot(path), EventType.NodeChildrenChanged, zxid, parentAcl);
   }
 
   /** A node's data was set. */
-  changed(path: string, zxid: bigint): void {
-    this.fire(this.data, path, EventType.NodeDataChanged, zxid);
+  changed(path: string, zxid: bigint, acl: readonly ACL[]): void {
+    this.fire(this.data, path, EventType.NodeDataChanged, zxid, acl);
   }
 
-  private fire(table: WatchTable, path: string, type: number, zxid: bigint, suppress?: Set<Watcher>): Set<Watcher> | undefined {
+  /** Watchers that match are consumed (one-shot) even when the ACL then hides the event from them. */
+  private fire(
+    table: WatchTable,
+    path: string,
+    type: number,
+    zxid: bigint,
+    acl: readonly ACL[],
+    suppress?: Set<Watcher>,
+  ): Set<Watcher> | undefined {
     if (!table.mayNotify(path)) return undefined;
     const targets = new Set<Watcher>();
     table.collect(path, type, targets);
     if (targets.size === 0) return undefined;
     const event: WatcherEvent = { type, state: KeeperState.SyncConnected, path };
-    for (const w of targets) if (suppress === undefined || !suppress.has(w)) w.notify(event, zxid);
+    for (const w of targets) if (suppress === undefined || !suppress.has(w)) w.notify(event, zxid, acl);
     return targets;
   }
 }

@@ -23,11 +23,21 @@ async function stillServing(s: EmbeddedServer): Promise<void> {
 }
 
 describe('unknown and refused ops', () => {
-  for (const type of [999, 0, 10, 20, -10, -1, 13]) {
+  test('a standalone check that would fail gets its error (3.8.0); one that would pass is refused and closes (3.8.5+)', async () => {
+    server = createEmbeddedServer();
+    const s = await open(server.transport());
+    const zxid = server.zxid;
+    expect(await s.conn.send({ type: OpCode.check, path: '/', version: 7 })).toEqual({ zxid: zxid + 1n, err: ErrorCode.BADVERSION, response: undefined });
+    expect((await s.conn.send({ type: OpCode.check, path: '/none', version: -1 })).err).toBe(ErrorCode.NONODE);
+    expect(await s.conn.send({ type: OpCode.check, path: '/', version: -1 })).toEqual({ zxid: -1n, err: ErrorCode.UNIMPLEMENTED, response: undefined });
+    await s.closed;
+  });
+
+  for (const type of [999, 0, 10, 20, -10, -1]) {
     test(`op ${type} is answered UNIMPLEMENTED, then the connection closes`, async () => {
       server = createEmbeddedServer();
       const s = await open(server.transport());
-      const r = await s.conn.send(raw(type === 13 ? { type, path: '/', version: -1 } : { type, path: '/x' }));
+      const r = await s.conn.send(raw({ type, path: '/x' }));
       expect(r).toEqual({ zxid: -1n, err: ErrorCode.UNIMPLEMENTED, response: undefined });
       expect((await s.closed).kind).toBe('server');
       await expect(s.conn.send({ type: OpCode.ping })).rejects.toBeInstanceOf(ConnectionLossError);
