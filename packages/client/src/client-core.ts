@@ -24,7 +24,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { DEFAULTS, positive, type AclProvider, type ClientOptions } from './options.js';
 import { isRetryableError, type RetryPolicy } from './retry-policies.js';
 import { runWithRetry } from './retry-loop.js';
-import { Session, hex, type AuthInfo } from './session.js';
+import { CLOSE_WAIT_MS, Session, hex, type AuthInfo } from './session.js';
 import { StateDispatcher } from './state-dispatcher.js';
 import { WatchRegistry } from './watch-registry.js';
 
@@ -229,7 +229,7 @@ export class ClientCore {
     for (const fn of [...this.closeListeners]) fn();
     this.closeListeners.clear();
     // Guaranteed deletes in flight on a live connection get one read timeout to land.
-    if (this.session.connection !== null) await this.deletes.flush(Math.max(100, this.session.readTimeoutMs));
+    if (this.session.connection !== null) await this.deletes.flush(Math.min(Math.max(100, this.session.readTimeoutMs), CLOSE_WAIT_MS));
     this.lifetime.abort(new ClosedError('client'));
     this.registry.clear();
     await this.session.close();

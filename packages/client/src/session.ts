@@ -57,6 +57,8 @@ export interface SessionConfig {
 const ZERO_PASSWD = Buffer.alloc(16);
 /** ZooKeeper's client pings at least this often, whatever the timeout. */
 const MAX_PING_INTERVAL_MS = 10_000;
+/** close() waits at most this long for closeSession's answer (and for guaranteed deletes in flight). */
+export const CLOSE_WAIT_MS = 2000;
 /** A re-attach after LOST only to send closeSession is worth at most this long. */
 const CLOSE_OLD_SESSION_BUDGET_MS = 1000;
 
@@ -181,7 +183,8 @@ export class Session {
     const conn = link?.conn;
     if (link && conn && !conn.closed) {
       try {
-        await this.withTimeout(conn.send({ type: OpCode.closeSession }), Math.max(this.readTimeout, 100));
+        // A live server answers at once; a dead one must not hold close() for long.
+        await this.withTimeout(conn.send({ type: OpCode.closeSession }), Math.min(Math.max(this.readTimeout, 100), CLOSE_WAIT_MS));
       } catch (err) {
         this.log.debug({ err }, 'closeSession got no answer');
       }
