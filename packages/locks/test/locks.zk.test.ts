@@ -1,0 +1,178 @@
+/**
+ * The locks on a real ZooKeeper 3.8: exclusion, no herd, no orphans, a silent holder (FaultProxy
+ * blackhole), an injected expiry (expireSession), the semaphore's limit, tokens across a
+ * re-created container.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EventType } from '@tenure/client';
+import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { zookeeper } from '@tenure/zookeeper';
+import { LeaseLostError, Mutex, ReadWriteLock, Semaphore, type Lease } from '../src/index.js';
+import { Clients, countingTransport, eventually, sleep } from './harness.js';
+
+const zk = realZooKeeper();
+
+describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
+  let server: TestingServer;
+  let clients: Clients;
+  let proxy: FaultProxy | undefined;
+
+  beforeAll(async () => {
+    server = await TestingServer.start();
+    clients = new Clients(() => server.transport());
+  });
+  afterEach(async () => {
+    proxy?.heal();
+    await clients.closeAll();
+    await proxy?.close();
+    proxy = undefined;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** Lock and lease nodes left under `path`, by any session. */
+  async function ephemeralsUnder(path: string): Promise<string[]> {
+    const dump = await server.dump();
+    return dump.sessions.flatMap((s) => s.ephemerals).filter((p) => p.startsWith(path + '/')).sort();
+  }
+
+  it('10 clients x 100 unsafe increments inside the lock come to exactly 1,000', async () => {
+    const admin = await clients.open();
+    await admin.create('/counter', '0');
+    const workers = await clients.openMany(10);
+    let last = 0n;
+    let rising = true;
+    await Promise.all(
+      workers.map(async (c) => {
+        const mutex = new Mutex(c, '/locks/counter');
+        for (let i = 0; i < 100; i++) {
+          await using lease = await mutex.acquire();
+          if (lease.fencingToken <= last) rising = false;
+          last = lease.fencingToken;
+          const { data } = await c.getData('/counter');
+          await c.setData('/counter', String(Number(data.toString()) + 1));
+        }
+      }),
+    );
+    expect((await admin.getData('/counter')).data.toString()).toBe('1000');
+    expect(rising).toBe(true);
+    expect(await ephemeralsUnder('/locks/counter')).toEqual([]);
+  });
+
+  it('no herd: with 20 waiters each release wakes exactly one of them (counted watch events)', async () => {
+    const counted = Array.from({ length: 21 }, () => countingTransport(zookeeper(server.connectString)));
+    const cs = await Promise.all(counted.map((t) => clients.open({ transport: t })));
+    const first = await new Mutex(cs[0]!, '/locks/herd').acquire();
+    const leases: Array<Promise<Lease>> = [];
+    const probe = new Mutex(cs[0]!, '/locks/herd');
+    for (let i = 1; i <= 20; i++) {
+      leases.push(new Mutex(cs[i]!, '/locks/herd').acquire());
+      await eventually(async () => (await probe.participantNodes()).length === i + 1, 5000, `waiter ${i} to queue`);
+    }
+    const queue = await probe.participantNodes();
+    // The server agrees: each waiter watches only its predecessor.
+    const dump = await server.dump();
+    for (let i = 1; i <= 20; i++) {
+      expect(dump.sessions.find((s) => s.sessionId === cs[i]!.sessionId)!.watchedPaths).toEqual([queue[i - 1]]);
+    }
+    let holder: Lease = first;
+    for (let i = 1; i <= 20; i++) {
+      const before = counted.map((t) => t.events.length);
+      await holder.release();
+      holder = await leases[i - 1]!;
+      await sleep(20);
+      const woken = counted
+        .map((t, k) => ({ k, events: t.events.slice(before[k]) }))
+        .filter(({ k, events }) => k !== i - 1 && events.length > 0);
+      expect(woken.map((w) => w.k)).toEqual([i]);
+      expect(woken[0]!.events).toEqual([{ type: EventType.NodeDeleted, path: queue[i - 1] }]);
+    }
+    await holder.release();
+    await eventually(async () => (await server.dump()).totalWatches === 0, 5000, 'no watches left');
+  });
+
+  it('timeouts and aborts leave no node and no watch behind', async () => {
+    const [a, b] = await clients.openMany(2);
+    const holder = await new Mutex(a, '/locks/orphans').acquire();
+    const mutex = new Mutex(b, '/locks/orphans');
+    await expect(mutex.acquire({ timeoutMs: 200 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    const ac = new AbortController();
+    const p = mutex.acquire({ signal: ac.signal });
+    await eventually(async () => (await ephemeralsUnder('/locks/orphans')).length === 2, 5000);
+    ac.abort();
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    const writer = await new ReadWriteLock(a, '/locks/orphans-rw').writeLock.acquire();
+    await expect(new ReadWriteLock(b, '/locks/orphans-rw').readLock.acquire({ timeoutMs: 200 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(await ephemeralsUnder('/locks/orphans')).toEqual([holder.path]);
+    expect(await ephemeralsUnder('/locks/orphans-rw')).toEqual([writer.path]);
+    await eventually(async () => (await server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches === 0, 5000, 'no watch');
+    await holder.release();
+    await writer.release();
+  });
+
+  it("a silent holder (FaultProxy blackhole): its signal aborts before the next waiter acquires; the new token is larger", async () => {
+    proxy = await FaultProxy.start(server.connectString);
+    const a = await clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 2000 });
+    const b = await clients.open();
+    const lease = await new Mutex(a, '/locks/silent').acquire();
+    const next = new Mutex(b, '/locks/silent').acquire();
+    await eventually(async () => (await ephemeralsUnder('/locks/silent')).length === 2, 5000);
+    const abortedAt = new Promise<number>((r) => lease.signal.addEventListener('abort', () => r(performance.now()), { once: true }));
+    proxy.blackhole();
+    const l2 = await next;
+    const acquiredAt = performance.now();
+    expect(lease.signal.aborted).toBe(true);
+    expect(await abortedAt).toBeLessThan(acquiredAt);
+    expect((lease.signal.reason as LeaseLostError).end).toBe('suspended');
+    expect(l2.fencingToken > lease.fencingToken).toBe(true);
+    await l2.release();
+  });
+
+  it('an injected expiry: the next waiter acquires with a larger token; the old signal aborts within the read timeout', async () => {
+    const [a, b] = await clients.openMany(2, { sessionTimeoutMs: 3000 });
+    const lease = await new Mutex(a, '/locks/expire').acquire();
+    const next = new Mutex(b, '/locks/expire').acquire();
+    await eventually(async () => (await ephemeralsUnder('/locks/expire')).length === 2, 5000);
+    const abortedAt = new Promise<number>((r) => lease.signal.addEventListener('abort', () => r(performance.now()), { once: true }));
+    const t0 = performance.now();
+    await expireSession(a, server);
+    const l2 = await next;
+    expect(l2.fencingToken > lease.fencingToken).toBe(true);
+    expect((await abortedAt) - t0).toBeLessThan((a.negotiatedTimeoutMs * 2) / 3 + 500);
+    await l2.release();
+  });
+
+  it('tokens rise across a container parent that the server removed and re-created', async () => {
+    const c = await clients.open();
+    const mutex = new Mutex(c, '/locks/reborn');
+    const first = await mutex.acquire();
+    await first.release();
+    await eventually(async () => (await c.exists('/locks/reborn')) === null, 5000, 'the container to be reaped');
+    const second = await mutex.acquire();
+    expect(second.path.slice(-10)).toBe(first.path.slice(-10)); // the sequence restarted
+    expect(second.fencingToken > first.fencingToken).toBe(true);
+    await second.release();
+  });
+
+  it('the semaphore keeps its limit under churn: 6 clients, 2 leases', async () => {
+    const cs = await clients.openMany(6);
+    const live = new Set<Lease>();
+    let maxSeen = 0;
+    await Promise.all(
+      cs.map(async (c) => {
+        const sem = new Semaphore(c, '/locks/sem', 2);
+        for (let i = 0; i < 8; i++) {
+          const l = await sem.acquire();
+          live.add(l);
+          maxSeen = Math.max(maxSeen, live.size);
+          await sleep(2);
+          live.delete(l);
+          await l.release();
+        }
+      }),
+    );
+    expect(maxSeen).toBe(2);
+    expect(await ephemeralsUnder('/locks/sem')).toEqual([]);
+  });
+});
