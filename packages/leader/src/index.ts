@@ -1,1 +1,18 @@
-export {};
+/**
+ * @tenure/leader: Curator-compatible LeaderLatch and LeaderSelector, with a fencing token (the
+ * czxid of the winning node) and an AbortSignal for every leadership term.
+ */
+export { LeaderLatch, LATCH_NAME, type LeaderLatchOptions, type LeaderLatchEvents, type CloseMode, type LatchState } from './leader-latch.js';
+export {
+  LeaderSelector,
+  SELECTOR_LOCK_NAME,
+  type LeaderSelectorOptions,
+  type LeaderSelectorEvents,
+  type TakeLeadership,
+  type SelectorState,
+} from './leader-selector.js';
+export type { Leadership } from './leadership.js';
+export { LeadershipLostError, type LeadershipEnd } from './errors.js';
+export { electionOrder, sequenceAfter, type Participant } from './participants.js';
+// The wait errors, so that one import suffices.
+export { TimeoutError, AbortError, ClosedError } from '@tenure/client';

@@ -1,0 +1,38 @@
+/** Why a leadership term ended, and the error `leadership.signal` aborts with. */
+
+/** Why a term ended (the `end` of a LeadershipLostError). */
+export type LeadershipEnd =
+  /** The connection was suspended and the client's errorPolicy is `standard`. */
+  | 'suspended'
+  /** The session ended (LOST): our ephemeral node is gone or about to go. */
+  | 'lost'
+  /** Connected to a read-only server, which is cut off from the quorum. */
+  | 'read-only'
+  /** Our node was deleted by someone else (or the election's path was). */
+  | 'deleted'
+  /** Our node does not belong to the current session. */
+  | 'not-owner'
+  /** A check found another node ahead of ours. */
+  | 'not-first'
+  /** The latch or selector was closed, or the client was. */
+  | 'closed'
+  /** LeaderSelector: interruptLeadership() was called. */
+  | 'interrupted'
+  /** LeaderSelector: takeLeadership returned. */
+  | 'released';
+
+/**
+ * The reason of an aborted `leadership.signal`: the term is over and work done under it must
+ * stop. `end` says why; only `released` is a term given up rather than lost.
+ */
+export class LeadershipLostError extends Error {
+  override name = 'LeadershipLostError';
+  constructor(
+    /** The election's path. */
+    readonly path: string,
+    readonly end: LeadershipEnd,
+    options?: { cause?: unknown },
+  ) {
+    super(end === 'released' ? `leadership of ${path} was released` : `leadership of ${path} ended (${end})`, options);
+  }
+}

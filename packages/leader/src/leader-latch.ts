@@ -1,0 +1,530 @@
+/**
+ * LeaderLatch: Curator's LeaderLatch, node for node, with a fencing token and a signal per term.
+ *
+ * Nodes: each participant creates `<path>/_c_<uuid>-latch-<10-digit seq>`, EPHEMERAL_SEQUENTIAL,
+ * with a protected create under container parents (a lost create reply is recovered by the
+ * client; the server removes `<path>` once the last participant has gone). The node's data is the
+ * participant's id in UTF-8, which is how Tenure and Curator list participants.
+ *
+ * Protocol (one step at a time: the steps below never overlap):
+ * 1. Join: create our node. The create2 reply carries its Stat: the czxid is the fencing token,
+ *    the ephemeralOwner the session that owns the node.
+ * 2. Check: list the children, sort them by the sequence after the last `latch-`.
+ *    - Our node is missing, or `<path>` is gone: reset (delete our node if it is still ours, join again).
+ *    - First: claim leadership, but only if the node's ephemeralOwner is the client's current
+ *      session and the connection is not in an error state. Without the owner check a node left
+ *      by a session that has just been replaced (still listed, about to expire) would make a
+ *      second leader: Curator's CURATOR-696 double leader.
+ *    - Otherwise: watch only the predecessor (getData, which leaves no watch behind when the node
+ *      is already gone) and check again when it changes. No herd: a departure wakes one participant.
+ * 3. While leading, watch our own node: deleted by someone else, the term ends and we reset.
+ * 4. Connection states: SUSPENDED ends the term under the `standard` errorPolicy, LOST and
+ *    READ_ONLY under any. RECONNECTED checks again without resetting: on the same node the term
+ *    resumes with the same token (no other leader can have come between); after LOST our node is
+ *    gone and step 2 resets.
+ * 5. Ending a term aborts `leadership.signal` first, then emits `notLeader`.
+ * 6. close(): the term ends (`notLeader` only with closeMode `notifyLeader`; the signal always
+ *    aborts), our watches are removed and our node deleted with a guaranteed delete.
+ */
+import { EventEmitter } from 'eventemitter3';
+import {
+  AbortError,
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  NoNodeError,
+  SessionExpiredError,
+  TimeoutError,
+  WatcherType,
+  isRetryableError,
+  silentLogger,
+  type Client,
+  type Logger,
+  type TimerHandle,
+  type WaitOptions,
+  type WatchEvent,
+} from '@tenure/client';
+import { nodeName, validatePath } from '@tenure/protocol';
+import type { LeadershipEnd } from './errors.js';
+import { Term, type Leadership } from './leadership.js';
+import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
+
+/** Curator's LOCK_NAME for latches. */
+export const LATCH_NAME = 'latch-';
+
+/** `silent` (Curator's default): close() emits no `notLeader`. `notifyLeader`: it does. */
+export type CloseMode = 'silent' | 'notifyLeader';
+
+export interface LeaderLatchOptions {
+  /** The participant's id: the data of our node. Default ''. */
+  id?: string;
+  /** Default `silent`. */
+  closeMode?: CloseMode;
+  /** pino-compatible; silent by default. */
+  logger?: Logger;
+}
+
+export interface LeaderLatchEvents {
+  /** We lead. The leadership's signal aborts when the term ends. */
+  isLeader: (leadership: Leadership) => void;
+  /** The term ended; `leadership.signal` aborted just before. */
+  notLeader: (end: LeadershipEnd) => void;
+  /** A failure the latch cannot fix by itself (e.g. NoAuth); it keeps retrying with backoff. */
+  error: (error: Error) => void;
+}
+
+export type LatchState = 'latent' | 'started' | 'closed';
+
+/** Our node in the election. */
+interface OurNode {
+  readonly path: string;
+  readonly name: string;
+  /** czxid */
+  readonly token: bigint;
+  /** ephemeralOwner */
+  readonly owner: bigint;
+}
+
+type Step = 'check' | 'reset';
+
+export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements AsyncDisposable {
+  /** The election's path (the parent of the latch nodes). */
+  readonly path: string;
+  readonly id: string;
+  readonly closeMode: CloseMode;
+  private readonly idBytes: Buffer;
+  private readonly logger: Logger;
+  private latchState: LatchState = 'latent';
+  private node: OurNode | null = null;
+  private term: { node: OurNode; term: Term } | null = null;
+  /** The predecessor we watch (full path), if any. */
+  private predecessor: string | null = null;
+  /** Our own node, watched while we lead. */
+  private ownWatch: string | null = null;
+  private pending: Step | null = null;
+  private running: Promise<void> | null = null;
+  private retryTimer: TimerHandle | null = null;
+  private failures = 0;
+  private readonly lifetime = new AbortController();
+  private readonly leaderWaiters = new Set<{ resolve: (l: Leadership) => void; reject: (e: Error) => void }>();
+  private readonly joinWaiters = new Set<{ resolve: (v: true) => void; reject: (e: Error) => void }>();
+  /** Set once a check has placed us: leading, watching a predecessor, or waiting for a safe state. */
+  private joinedOnce = false;
+  private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
+  /** One callback for every watch we set, so re-arming a path never stacks watchers. */
+  private readonly onWatch = (ev: WatchEvent): void => this.watchFired(ev);
+
+  constructor(
+    readonly client: Client,
+    path: string,
+    options: LeaderLatchOptions = {},
+  ) {
+    super();
+    this.path = validatePath(path);
+    const id = options.id ?? '';
+    if (typeof id !== 'string') throw new TypeError('LeaderLatch: id must be a string');
+    this.id = id;
+    this.idBytes = Buffer.from(id, 'utf8');
+    const closeMode = options.closeMode ?? 'silent';
+    if (closeMode !== 'silent' && closeMode !== 'notifyLeader') throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
+    this.closeMode = closeMode;
+    this.logger = options.logger ?? silentLogger;
+  }
+
+  /** `latent` before start(), `started`, then `closed`. */
+  get state(): LatchState {
+    return this.latchState;
+  }
+
+  /** The current term while we lead, else null. */
+  get leadership(): Leadership | null {
+    return this.term?.term.leadership ?? null;
+  }
+
+  /** Our node's full path, once created (it may change: after LOST we join again with a new node). */
+  get ourPath(): string | null {
+    return this.node?.path ?? null;
+  }
+
+  hasLeadership(): boolean {
+    return this.latchState === 'started' && this.term !== null;
+  }
+
+  /**
+   * Joins the election. Resolves once our node is in place and our position known (leader or
+   * not); rejects with TimeoutError / AbortError (the latch keeps trying) or ClosedError.
+   * Connection problems are ridden out: the latch joins once the client is connected.
+   */
+  start(options: WaitOptions = {}): Promise<void> {
+    if (this.latchState !== 'latent') return Promise.reject(new Error(`LeaderLatch ${this.path}: cannot be started more than once`));
+    this.latchState = 'started';
+    this.client.on('stateChanged', this.onState);
+    const joined = this.wait(this.joinWaiters, () => (this.joinedOnce ? true : null), 'start', options);
+    this.request('reset');
+    return joined.then(() => undefined);
+  }
+
+  /**
+   * Waits until we lead and returns the term. Rejects with TimeoutError after `timeoutMs`,
+   * AbortError when `signal` aborts, ClosedError when the latch closes. (Curator's await.)
+   */
+  await(options: WaitOptions = {}): Promise<Leadership> {
+    return this.wait(this.leaderWaiters, () => this.leadership, 'await', options);
+  }
+
+  /** Every participant in election order, Curator's included (each id read from its node). */
+  getParticipants(options: { signal?: AbortSignal } = {}): Promise<Participant[]> {
+    return readParticipants(this.client, this.path, LATCH_NAME, options.signal);
+  }
+
+  /** The participant whose node is first, or null when nobody takes part. Reads the server. */
+  getLeader(options: { signal?: AbortSignal } = {}): Promise<Participant | null> {
+    return readLeader(this.client, this.path, LATCH_NAME, options.signal);
+  }
+
+  /**
+   * Leaves the election: the term ends (signal first; `notLeader` only with closeMode
+   * `notifyLeader`, or the mode given here), our watches go, and our node is deleted with a
+   * guaranteed delete. Resolves once the node is gone, or, if the connection is down, once the
+   * delete is handed to the client (`client.pendingDeletes`; it ends with the session at the latest).
+   */
+  async close(closeMode: CloseMode = this.closeMode): Promise<void> {
+    if (this.latchState === 'closed') return;
+    const wasStarted = this.latchState === 'started';
+    this.latchState = 'closed';
+    this.client.off('stateChanged', this.onState);
+    this.clearRetry();
+    this.lifetime.abort(new ClosedError(`leader latch ${this.path}`));
+    this.endTerm('closed', closeMode === 'notifyLeader');
+    const closed = new ClosedError(`leader latch ${this.path}`);
+    for (const w of [...this.leaderWaiters, ...this.joinWaiters]) w.reject(closed);
+    if (!wasStarted) return;
+    await this.running?.catch(() => {});
+    this.unwatch('predecessor');
+    this.unwatch('own');
+    const node = this.node;
+    this.node = null;
+    if (node) await this.deleteNode(node, true);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  // ---- the steps, run one at a time ----
+
+  /** Asks for a step; a reset asked for wins over a check. */
+  private request(step: Step): void {
+    if (this.latchState !== 'started') return;
+    if (this.pending !== 'reset') this.pending = step;
+    this.running ??= this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    // Let the caller finish first: `running` is set before the first step begins.
+    await Promise.resolve();
+    try {
+      while (this.pending !== null && this.latchState === 'started') {
+        const step = this.pending;
+        this.pending = null;
+        try {
+          if (step === 'reset') await this.reset();
+          else await this.check();
+          this.failures = 0;
+        } catch (err) {
+          this.failed(err);
+        }
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+
+  /** Deletes our node (if any) and joins again with a new one. */
+  private async reset(): Promise<void> {
+    this.endTerm(this.node !== null && this.client.sessionId !== this.node.owner ? 'lost' : 'deleted');
+    const old = this.node;
+    this.node = null;
+    this.unwatch('predecessor');
+    if (old) void this.deleteNode(old, false);
+    const { path, stat } = await this.client.create(`${this.path}/${LATCH_NAME}`, this.idBytes, {
+      mode: CreateMode.EPHEMERAL_SEQUENTIAL,
+      protection: true,
+      createParentContainers: true,
+      signal: this.lifetime.signal,
+    });
+    // Kept even when closed meanwhile: close() deletes it.
+    this.node = { path, name: nodeName(path), token: stat.czxid, owner: stat.ephemeralOwner };
+    this.logger.debug({ path, token: stat.czxid, id: this.id }, 'leader latch joined');
+    if (this.latchState !== 'started') return;
+    await this.check();
+  }
+
+  /** Where do we stand? Claims leadership, or watches the predecessor. */
+  private async check(): Promise<void> {
+    const node = this.node;
+    // A node of a session that has been replaced is gone (or about to go): join again.
+    if (node === null || node.owner !== this.client.sessionId) return this.reset();
+    let children: string[];
+    try {
+      children = (await this.client.getChildren(this.path, { signal: this.lifetime.signal })).children;
+    } catch (err) {
+      if (err instanceof NoNodeError) return this.reset(); // the whole election path went
+      throw err;
+    }
+    if (this.latchState !== 'started' || this.node !== node) return;
+    const sorted = electionOrder(children, LATCH_NAME);
+    const index = sorted.indexOf(node.name);
+    if (index < 0) return this.reset();
+    if (index === 0) {
+      this.unwatch('predecessor');
+      this.claim(node);
+      return;
+    }
+    this.endTerm('not-first');
+    const predecessor = `${this.path}/${sorted[index - 1]!}`;
+    if (this.predecessor !== predecessor) this.unwatch('predecessor');
+    this.predecessor = predecessor;
+    const present = await this.arm(predecessor);
+    if (this.predecessor !== predecessor) return; // it fired meanwhile: a check is queued
+    if (!present) {
+      this.predecessor = null;
+      this.request('check'); // gone already: look again
+      return;
+    }
+    this.settleJoin();
+  }
+
+  /**
+   * Sets our data watch on `path` (getData: no watch is left behind when the node is already
+   * gone), then confirms with a plain exists that the node is still there. Returns whether it is.
+   *
+   * The confirming read works around a client race: the watch is registered when the getData
+   * reply is mapped, in a promise continuation, while both transports dispatch a notification
+   * that arrives in the same delivery as the reply at once, before that. A deletion right behind
+   * our read would be lost and we would wait forever. The exists is sent after the watch is
+   * registered, so either it sees the node gone, or the deletion's event reaches our watch.
+   */
+  private async arm(path: string): Promise<boolean> {
+    try {
+      await this.client.getData(path, { watch: this.onWatch });
+    } catch (err) {
+      if (err instanceof NoNodeError) return false;
+      throw err;
+    }
+    if ((await this.client.exists(path)) !== null) return true;
+    // Our watch may still be registered for an event that was lost: drop it here.
+    if (!this.client.closed) await this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, local: true, quietly: true }).catch(() => {});
+    return false;
+  }
+
+  /** Takes leadership for `node`, if it is safe now; otherwise the next RECONNECTED checks again. */
+  private claim(node: OurNode): void {
+    if (this.latchState !== 'started') return;
+    if (this.term?.node === node) return this.settleJoin();
+    const client = this.client;
+    const state = client.state;
+    const unsafe = state === null || state === ConnectionState.LOST || state === ConnectionState.READ_ONLY || client.isErrorState(state);
+    if (unsafe) return this.settleJoin();
+    if (client.sessionId !== node.owner) {
+      this.request('reset');
+      return;
+    }
+    this.endTerm('not-first');
+    const term = new Term(node.token, node.path, this.path);
+    this.term = { node, term };
+    this.logger.info({ path: node.path, token: node.token, id: this.id }, 'leader latch: leading');
+    this.watchOwnNode(node);
+    this.settleJoin();
+    const leadership = term.leadership;
+    for (const w of [...this.leaderWaiters]) w.resolve(leadership);
+    this.safeEmit('isLeader', leadership);
+  }
+
+  /** Ends the current term: the signal aborts, then (if `notify`) `notLeader` is emitted. */
+  private endTerm(end: LeadershipEnd, notify = true): void {
+    const current = this.term;
+    if (current === null) return;
+    this.term = null;
+    if (end !== 'deleted') this.unwatch('own');
+    else this.ownWatch = null;
+    current.term.end(end);
+    this.logger.info({ path: current.node.path, end, id: this.id }, 'leader latch: no longer leading');
+    if (notify) this.safeEmit('notLeader', end);
+  }
+
+  // ---- watches and states ----
+
+  private watchOwnNode(node: OurNode): void {
+    this.ownWatch = node.path;
+    this.arm(node.path).then(
+      (present) => {
+        if (this.term?.node !== node) return;
+        if (!present) {
+          this.ownWatch = null;
+          this.endTerm(this.client.sessionId === node.owner ? 'deleted' : 'lost');
+          this.request('reset');
+        }
+      },
+      () => {
+        // Connection problems: the states decide (SUSPENDED / LOST end the term; RECONNECTED checks).
+      },
+    );
+  }
+
+  private watchFired(ev: WatchEvent): void {
+    if (this.latchState !== 'started') return;
+    if (ev.type === 'DataWatchRemoved' || ev.type === 'ChildWatchRemoved') return;
+    const current = this.term;
+    if (current !== null && ev.path === current.node.path) {
+      if (ev.type === 'NodeDeleted') {
+        this.ownWatch = null;
+        this.endTerm(this.client.sessionId === current.node.owner ? 'deleted' : 'lost');
+        this.request('reset');
+      } else {
+        this.watchOwnNode(current.node); // a data change used the watch up: set it again
+      }
+      return;
+    }
+    if (ev.path === this.predecessor) {
+      this.predecessor = null;
+      this.request('check');
+    }
+  }
+
+  private stateChanged(s: ConnectionState): void {
+    if (this.latchState !== 'started') return;
+    switch (s) {
+      case ConnectionState.SUSPENDED:
+        if (this.client.isErrorState(s)) this.endTerm('suspended');
+        break;
+      case ConnectionState.LOST:
+        this.endTerm('lost');
+        break;
+      case ConnectionState.READ_ONLY:
+        this.endTerm('read-only');
+        break;
+      case ConnectionState.RECONNECTED:
+      case ConnectionState.CONNECTED:
+        this.request('check');
+        break;
+    }
+  }
+
+  private unwatch(which: 'predecessor' | 'own'): void {
+    const path = which === 'predecessor' ? this.predecessor : this.ownWatch;
+    if (which === 'predecessor') this.predecessor = null;
+    else this.ownWatch = null;
+    if (path === null || this.client.closed) return;
+    // The other slot may watch the same path (never in practice: ours vs our predecessor's).
+    this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, quietly: true }).catch(() => {});
+  }
+
+  // ---- failures, waits, deletes ----
+
+  private failed(err: unknown): void {
+    if (this.latchState !== 'started') return;
+    if (err instanceof ClosedError) {
+      // The client closed: so did the session, and our node with it.
+      this.endTerm('closed');
+      return;
+    }
+    // LOST: the state machine reports RECONNECTED with a new session, which checks again.
+    if (err instanceof SessionExpiredError) return;
+    if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
+    this.failures++;
+    const delay = Math.min(5000, 50 * 2 ** Math.min(this.failures, 7));
+    if (!isRetryableError(err)) {
+      this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
+      this.safeEmit('error', err instanceof Error ? err : new Error(String(err)));
+    }
+    this.clearRetry();
+    this.retryTimer = this.client.clock.setTimeout(() => {
+      this.retryTimer = null;
+      this.request('check');
+    }, delay);
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+
+  private settleJoin(): void {
+    this.joinedOnce = true;
+    for (const w of [...this.joinWaiters]) w.resolve(true);
+  }
+
+  /** Waits in `set` until resolved; `now()` returns the value at once when there is one. */
+  private wait<T>(
+    set: Set<{ resolve: (v: T) => void; reject: (e: Error) => void }>,
+    now: () => T | null,
+    what: string,
+    options: WaitOptions,
+  ): Promise<T> {
+    if (this.latchState === 'closed') return Promise.reject(new ClosedError(`leader latch ${this.path}`));
+    const ready = now();
+    if (ready !== null) return Promise.resolve(ready);
+    const { signal, timeoutMs } = options;
+    const label = `leader latch ${this.path} ${what}`;
+    if (signal?.aborted) return Promise.reject(new AbortError(`${label} was aborted`, { cause: signal.reason }));
+    if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)) {
+      return Promise.reject(new RangeError(`${label}: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`));
+    }
+    const clock = this.client.clock;
+    return new Promise<T>((resolve, reject) => {
+      let timer: TimerHandle | null = null;
+      const finish = (f: () => void): void => {
+        set.delete(waiter);
+        if (timer !== null) clock.clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        f();
+      };
+      const waiter = { resolve: (v: T) => finish(() => resolve(v)), reject: (e: Error) => finish(() => reject(e)) };
+      const onAbort = (): void => finish(() => reject(new AbortError(`${label} was aborted`, { cause: signal!.reason })));
+      set.add(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
+        timer = clock.setTimeout(() => finish(() => reject(new TimeoutError(`${label} timed out after ${timeoutMs} ms`, timeoutMs))), timeoutMs);
+      }
+    });
+  }
+
+  /**
+   * Deletes our node with a guaranteed delete, unless it went with an earlier session. With
+   * `wait`, resolves when it is gone, or when the connection goes (the delete then goes on in the
+   * background, `client.pendingDeletes`).
+   */
+  private async deleteNode(node: OurNode, wait: boolean): Promise<void> {
+    const client = this.client;
+    if (client.closed || client.sessionId !== node.owner) return;
+    const deleting = client.delete(node.path, { guaranteed: true }).catch((err: unknown) => {
+      if (!(err instanceof NoNodeError)) this.logger.debug({ err, path: node.path }, 'leader latch: deleting our node failed');
+    });
+    if (!wait || !client.isConnected) return;
+    const stop = new AbortController();
+    try {
+      await Promise.race([
+        deleting,
+        client.waitForState([ConnectionState.SUSPENDED, ConnectionState.LOST], { signal: stop.signal }).catch(() => {}),
+      ]);
+    } finally {
+      stop.abort();
+    }
+  }
+
+  /** Emits without letting a listener's exception break the latch; it is reported as `error`. */
+  private safeEmit<E extends keyof LeaderLatchEvents>(event: E, ...args: Parameters<LeaderLatchEvents[E]>): void {
+    try {
+      (this.emit as (e: E, ...a: unknown[]) => boolean)(event, ...args);
+    } catch (err) {
+      if (event === 'error') return;
+      this.logger.warn({ err, event }, 'leader latch: a listener threw');
+      try {
+        this.emit('error', err instanceof Error ? err : new Error(String(err)));
+      } catch {
+        // nothing more to do
+      }
+    }
+  }
+}

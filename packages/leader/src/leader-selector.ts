@@ -1,0 +1,254 @@
+/**
+ * LeaderSelector: Curator's LeaderSelector over @tenure/locks' Mutex. Leadership lasts exactly as
+ * long as `takeLeadership` runs.
+ *
+ * Nodes: the Mutex's, i.e. Curator's InterProcessMutex layout on the election path:
+ * `<path>/_c_<uuid>-lock-<10-digit seq>`, EPHEMERAL_SEQUENTIAL, protected, under container
+ * parents. The node's data is the participant id (UTF-8), as Curator writes it, so participants of
+ * either library list each other.
+ *
+ * Protocol:
+ * 1. Acquire the mutex (first node holds it; each waiter watches only its predecessor).
+ * 2. Call `takeLeadership(signal, leadership)`. The signal aborts when the lease is no longer safe
+ *    (SUSPENDED under the `standard` errorPolicy, LOST under any, our node deleted or not ours),
+ *    on interruptLeadership(), and on close().
+ * 3. When it returns (or throws: the error is emitted as `error`, never swallowed), leadership
+ *    ends and the lease is released, in that order. Then, with `autoRequeue`, queue again.
+ *
+ * One difference from Curator, from the Mutex: when a lease is lost (SUSPENDED, LOST) the Mutex
+ * deletes its node by itself as soon as it can, without waiting for `takeLeadership` to return.
+ * The selector never releases before it returns, but a `takeLeadership` that ignores its signal
+ * past a reconnect can overlap the next leader. Stop promptly when the signal aborts.
+ */
+import { EventEmitter } from 'eventemitter3';
+import { AbortError, ClosedError, silentLogger, type Client, type Logger, type TimerHandle } from '@tenure/client';
+import { LeaseLostError, Mutex, type Lease } from '@tenure/locks';
+import { validatePath } from '@tenure/protocol';
+import type { LeadershipEnd } from './errors.js';
+import { Term, type Leadership } from './leadership.js';
+import { readLeader, readParticipants, type Participant } from './participants.js';
+
+/** InterProcessMutex's lock name, which LeaderSelector's nodes carry. */
+export const SELECTOR_LOCK_NAME = 'lock-';
+
+/** Runs while we lead; leadership ends when it returns. Stop promptly when `signal` aborts. */
+export type TakeLeadership = (signal: AbortSignal, leadership: Leadership) => Promise<void> | void;
+
+export interface LeaderSelectorOptions {
+  /** The participant's id: the data of our node. Default ''. */
+  id?: string;
+  /** Queue again after each term (Curator's autoRequeue()). Default false: one term per start()/requeue(). */
+  autoRequeue?: boolean;
+  takeLeadership: TakeLeadership;
+  /** pino-compatible; silent by default. */
+  logger?: Logger;
+}
+
+export interface LeaderSelectorEvents {
+  /** takeLeadership is about to be called. */
+  isLeader: (leadership: Leadership) => void;
+  /** takeLeadership returned (or threw); the lease is being released. */
+  notLeader: (end: LeadershipEnd) => void;
+  /** takeLeadership threw, or acquiring failed for a reason other than closing. */
+  error: (error: Error) => void;
+}
+
+export type SelectorState = 'latent' | 'started' | 'closed';
+
+export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implements AsyncDisposable {
+  readonly path: string;
+  readonly id: string;
+  readonly autoRequeue: boolean;
+  private readonly takeLeadership: TakeLeadership;
+  private readonly mutex: Mutex;
+  private readonly logger: Logger;
+  private selectorState: SelectorState = 'latent';
+  private running: Promise<void> | null = null;
+  private term: Term | null = null;
+  /** Aborted at close: stops a pending acquire. */
+  private readonly lifetime = new AbortController();
+  private retryTimer: TimerHandle | null = null;
+  private wakeRetry: (() => void) | null = null;
+
+  constructor(
+    readonly client: Client,
+    path: string,
+    options: LeaderSelectorOptions,
+  ) {
+    super();
+    this.path = validatePath(path);
+    if (typeof options?.takeLeadership !== 'function') throw new TypeError('LeaderSelector: takeLeadership must be a function');
+    const id = options.id ?? '';
+    if (typeof id !== 'string') throw new TypeError('LeaderSelector: id must be a string');
+    this.id = id;
+    this.autoRequeue = options.autoRequeue ?? false;
+    this.takeLeadership = options.takeLeadership;
+    this.logger = options.logger ?? silentLogger;
+    // Curator writes the id only when there is one (an empty node otherwise).
+    this.mutex = new Mutex(client, this.path, id.length > 0 ? { data: Buffer.from(id, 'utf8') } : {});
+  }
+
+  get state(): SelectorState {
+    return this.selectorState;
+  }
+
+  /** The current term while takeLeadership runs, else null. */
+  get leadership(): Leadership | null {
+    return this.term?.leadership ?? null;
+  }
+
+  hasLeadership(): boolean {
+    return this.term !== null && !this.term.ended;
+  }
+
+  /** Joins the election in the background. Throws if already started or closed. */
+  start(): void {
+    if (this.selectorState !== 'latent') throw new Error(`LeaderSelector ${this.path}: cannot be started more than once`);
+    this.selectorState = 'started';
+    this.requeue();
+  }
+
+  /**
+   * Queues for leadership again (when not already queued or leading). Returns whether it did.
+   * Needed only without autoRequeue, after a term ended.
+   */
+  requeue(): boolean {
+    if (this.selectorState !== 'started') throw new Error(`LeaderSelector ${this.path}: not started, or closed`);
+    if (this.running !== null) return false;
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+    return true;
+  }
+
+  /** Ends the current term: its signal aborts (`interrupted`); takeLeadership should return. */
+  interruptLeadership(): void {
+    this.term?.end('interrupted');
+  }
+
+  getParticipants(options: { signal?: AbortSignal } = {}): Promise<Participant[]> {
+    return readParticipants(this.client, this.path, SELECTOR_LOCK_NAME, options.signal);
+  }
+
+  getLeader(options: { signal?: AbortSignal } = {}): Promise<Participant | null> {
+    return readLeader(this.client, this.path, SELECTOR_LOCK_NAME, options.signal);
+  }
+
+  /**
+   * Leaves the election: a pending acquire stops, a running term's signal aborts (`closed`), and
+   * close waits for takeLeadership to return before the lease is released. Resolves when done.
+   */
+  async close(): Promise<void> {
+    if (this.selectorState === 'closed') return;
+    this.selectorState = 'closed';
+    this.lifetime.abort(new ClosedError(`leader selector ${this.path}`));
+    this.term?.end('closed');
+    if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
+    this.wakeRetry?.();
+    await this.running;
+    await this.mutex.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  // ---- the work loop ----
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    for (;;) {
+      if (this.selectorState !== 'started') return;
+      let lease: Lease;
+      try {
+        lease = await this.mutex.acquire({ signal: this.lifetime.signal });
+      } catch (err) {
+        if (this.selectorState !== 'started' || err instanceof ClosedError) return;
+        if (err instanceof AbortError && this.lifetime.signal.aborted) return;
+        this.report(err, 'acquiring leadership failed');
+        if (!this.autoRequeue) return;
+        await this.backoff(++failures);
+        continue;
+      }
+      failures = 0;
+      await this.lead(lease);
+      if (!this.autoRequeue) return;
+    }
+  }
+
+  /** One term: takeLeadership runs; then leadership ends and the lease is released, in that order. */
+  private async lead(lease: Lease): Promise<void> {
+    const term = new Term(lease.fencingToken, lease.path, this.path);
+    const onLost = (): void => {
+      const reason: unknown = lease.signal.reason;
+      term.end(reason instanceof LeaseLostError ? leaseEnd(reason) : 'lost', reason);
+    };
+    this.term = term;
+    lease.signal.addEventListener('abort', onLost, { once: true });
+    if (lease.signal.aborted) onLost();
+    if (this.selectorState !== 'started') term.end('closed');
+    this.logger.info({ path: lease.path, token: lease.fencingToken, id: this.id }, 'leader selector: leading');
+    this.safeEmit('isLeader', term.leadership);
+    try {
+      await this.takeLeadership(term.leadership.signal, term.leadership);
+    } catch (err) {
+      this.report(err, 'takeLeadership threw');
+    } finally {
+      lease.signal.removeEventListener('abort', onLost);
+      const reason = term.leadership.signal.reason as { end?: LeadershipEnd } | undefined;
+      term.end('released');
+      this.term = null;
+      this.safeEmit('notLeader', reason?.end ?? 'released');
+      try {
+        await lease.release();
+      } catch (err) {
+        this.logger.warn({ err, path: lease.path }, 'leader selector: releasing the lease failed');
+      }
+    }
+  }
+
+  private backoff(failures: number): Promise<void> {
+    const ms = Math.min(5000, 50 * 2 ** Math.min(failures, 7));
+    return new Promise((resolve) => {
+      this.wakeRetry = () => {
+        this.wakeRetry = null;
+        if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
+        this.retryTimer = null;
+        resolve();
+      };
+      this.retryTimer = this.client.clock.setTimeout(() => this.wakeRetry?.(), ms);
+    });
+  }
+
+  private report(err: unknown, what: string): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    this.logger.warn({ err: error, path: this.path, id: this.id }, `leader selector: ${what}`);
+    this.safeEmit('error', error);
+  }
+
+  private safeEmit<E extends keyof LeaderSelectorEvents>(event: E, ...args: Parameters<LeaderSelectorEvents[E]>): void {
+    try {
+      (this.emit as (e: E, ...a: unknown[]) => boolean)(event, ...args);
+    } catch (err) {
+      if (event === 'error') return;
+      try {
+        this.emit('error', err instanceof Error ? err : new Error(String(err)));
+      } catch {
+        // nothing more to do
+      }
+    }
+  }
+}
+
+function leaseEnd(err: LeaseLostError): LeadershipEnd {
+  switch (err.end) {
+    case 'suspended':
+    case 'lost':
+    case 'deleted':
+    case 'not-owner':
+    case 'closed':
+      return err.end;
+    case 'released':
+      return 'released';
+  }
+}
