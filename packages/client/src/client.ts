@@ -36,6 +36,7 @@ import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreat
 import { deleteTree, type ExecAny } from './delete-node.js';
 import { Namespace } from './namespace.js';
 import { checkPath } from './path-check.js';
+import { setWatchesBatches } from './set-watches.js';
 import { aclFor } from './options.js';
 import { PersistentWatchHandle, type PersistentWatch } from './persistent-watch.js';
 import { newProtectedId, protectedCreate } from './protected-create.js';
@@ -568,7 +569,6 @@ export class Client {
     core.check('removeWatches');
     const registry = core.registry;
     const { watcher } = options;
-    const before = { data: registry.data.has(full) || registry.exist.has(full), child: registry.child.has(full), persistent: registry.persistent.has(full), recursive: registry.recursive.has(full) };
     let removed = 0;
     if (type === WatcherType.Data || type === WatcherType.Children || type === WatcherType.Any) {
       if (watcher === undefined || typeof watcher === 'function') removed += registry.removeOneShot(full, type, watcher).removed;
@@ -586,17 +586,8 @@ export class Client {
     if (type === WatcherType.Persistent || type === WatcherType.Any) dropPersistent(false);
     if (type === WatcherType.PersistentRecursive || type === WatcherType.Any) dropPersistent(true);
     if (removed === 0 && !options.quietly) throw new NoWatcherError(path);
-    if (options.local) return;
-    const gone: number[] = [];
-    if (!registry.hasAny(full)) {
-      if (removed > 0) gone.push(WatcherType.Any);
-    } else {
-      if (before.data && !registry.data.has(full) && !registry.exist.has(full)) gone.push(WatcherType.Data);
-      if (before.child && !registry.child.has(full)) gone.push(WatcherType.Children);
-      if (before.persistent && !registry.persistent.has(full)) gone.push(WatcherType.Persistent);
-      if (before.recursive && !registry.recursive.has(full)) gone.push(WatcherType.PersistentRecursive);
-    }
-    for (const t of gone) await this.removeOnServer(full, t, options.signal);
+    if (options.local || removed === 0) return;
+    await this.resyncOnServer(full, options.signal);
   }
 
   // ---- internals ----
@@ -630,24 +621,37 @@ export class Client {
 
   /** The last persistent handle of its mode on a path closed: tell the server, if we are connected. */
   private async unregisterPersistent(h: PersistentWatchHandle): Promise<void> {
-    const registry = this.core.registry;
-    if (!registry.removePersistent(h.fullPath, h.recursive, h)) return;
-    const type = registry.hasAny(h.fullPath) ? (h.recursive ? WatcherType.PersistentRecursive : WatcherType.Persistent) : WatcherType.Any;
-    await this.removeOnServer(h.fullPath, type, undefined);
+    if (!this.core.registry.removePersistent(h.fullPath, h.recursive, h)) return;
+    await this.resyncOnServer(h.fullPath, undefined);
   }
 
   /**
-   * One removeWatches request, only on a live connection: watches die with their connection, and
-   * the next one re-registers only what the registry holds.
+   * Makes the server's watches on `full` match the registry again after some were removed: one
+   * removeWatches(Any), then SetWatches for whatever kinds we still hold there (with lastZxid, so a
+   * change in between still fires them). Removing by kind is not enough: ZooKeeper 3.8 refuses the
+   * persistent types and removes a persistent watch along with a data or child one on the same path.
+   * Only on a live connection: watches die with their connection, and the next one re-registers
+   * only what the registry holds.
    */
-  private async removeOnServer(full: string, type: number, signal: AbortSignal | undefined): Promise<void> {
+  private async resyncOnServer(full: string, signal: AbortSignal | undefined): Promise<void> {
     const core = this.core;
     const conn = core.session.connection;
     if (conn === null || core.closed) return;
+    const r = core.registry;
+    const keep = {
+      dataWatches: r.data.has(full) ? [full] : [],
+      existWatches: r.exist.has(full) ? [full] : [],
+      childWatches: r.child.has(full) ? [full] : [],
+      persistentWatches: r.persistent.has(full) ? [full] : [],
+      persistentRecursiveWatches: r.recursive.has(full) ? [full] : [],
+    };
+    const requests: Request[] = [{ type: OpCode.removeWatches, path: full, watcherType: WatcherType.Any }, ...setWatchesBatches(keep, core.session.lastZxid)];
     try {
-      const reply = await core.send(conn, { type: OpCode.removeWatches, path: full, watcherType: type }, signal, full);
-      if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) {
-        core.logger.warn({ path: full, type, err: reply.err }, 'removeWatches refused');
+      const replies = await Promise.all(requests.map((req) => core.send(conn, req, signal, full)));
+      for (const [i, reply] of replies.entries()) {
+        if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) {
+          core.logger.warn({ path: full, op: requests[i]!.type, err: reply.err }, 'removing a watch on the server failed');
+        }
       }
     } catch (err) {
       if (signal?.aborted) throw err;

@@ -109,6 +109,29 @@ describe.skipIf(!zk.available)('client on real ZooKeeper', () => {
     await client.delete('/pw');
   });
 
+  it('removing one kind of watch keeps the others on the same path', async () => {
+    const { client: c } = await open(server.connectString);
+    const { client: other } = await open(server.connectString);
+    await other.create('/mix', 'v0');
+    const oneShot: string[] = [];
+    const persistent: string[] = [];
+    const w = await c.addWatch('/mix', { listener: (e) => persistent.push(e.type) });
+    await c.getData('/mix', { watch: (e) => oneShot.push(e.type) });
+    await w.close();
+    await other.setData('/mix', 'v1');
+    await until(() => oneShot.length === 1);
+    const w2 = await c.addWatch('/mix', { listener: (e) => persistent.push(e.type) });
+    const cb = (e: { type: string }): void => void oneShot.push(e.type);
+    await c.getData('/mix', { watch: cb });
+    await c.removeWatches('/mix', 2 /* Data */, { watcher: cb });
+    await other.setData('/mix', 'v2');
+    await other.setData('/mix', 'v3');
+    await until(() => persistent.length === 2);
+    expect(oneShot).toEqual(['NodeDataChanged', 'DataWatchRemoved']);
+    await w2.close();
+    await other.delete('/mix');
+  });
+
   it('expireSession gives LOST, then RECONNECTED', async () => {
     const { client, states } = await open(server.connectString, 2000);
     const oldId = client.sessionId;

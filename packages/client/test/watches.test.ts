@@ -202,6 +202,34 @@ describe('persistent watches', () => {
     expect(got).toEqual(['NodeChildrenChanged /x', 'NodeDataChanged /x']);
   });
 
+  it('closing a persistent watch keeps a one-shot watch on the same path, and the reverse', async () => {
+    server = startServer();
+    const { client: c } = await open();
+    const { client: other } = await open();
+    await other.create('/mix', 'v0');
+    const oneShot: string[] = [];
+    const persistent: string[] = [];
+    const w = await c.addWatch('/mix', { listener: (e) => persistent.push(e.type) });
+    await c.getData('/mix', { watch: (e) => oneShot.push(e.type) });
+    await w.close();
+    await other.setData('/mix', 'v1');
+    await eventually(() => oneShot.length === 1);
+    expect(oneShot).toEqual(['NodeDataChanged']);
+    expect(persistent).toEqual([]);
+
+    const w2 = await c.addWatch('/mix', { listener: (e) => persistent.push(e.type) });
+    const cb = (e: WatchEvent): void => void oneShot.push(e.type);
+    await c.getData('/mix', { watch: cb });
+    await c.removeWatches('/mix', WatcherType.Data, { watcher: cb });
+    await other.setData('/mix', 'v2');
+    await other.setData('/mix', 'v3');
+    await eventually(() => persistent.length === 2);
+    expect(persistent).toEqual(['NodeDataChanged', 'NodeDataChanged']);
+    expect(oneShot).toEqual(['NodeDataChanged', 'DataWatchRemoved']);
+    await w2.close();
+    expect(server.watchesOf(c.sessionId)).toEqual({ data: [], child: [] });
+  });
+
   it('removeWatches(Any) ends persistent watches', async () => {
     server = startServer();
     const { client: c } = await open();
