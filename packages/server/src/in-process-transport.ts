@@ -137,11 +137,11 @@ class InProcessConnection implements Connection, ConnectionSink {
   private finish(reason: CloseReason): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    const err = new ConnectionLossError(undefined, reason.message);
     const pending = this.pending.slice(this.head);
     this.pending = [];
     this.head = 0;
-    for (const p of pending) p?.reject(err);
+    let err: Error | undefined;
+    for (const p of pending) if (p !== undefined) p.reject((err ??= new ConnectionLossError(undefined, reason.message)));
     queueMicrotask(() => {
       try {
         this.handlers.onClose(reason);
