@@ -431,10 +431,12 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       else if (event.type === 'deleted') this.emit('deleted', event.previous);
       else this.emit('initialized');
     } catch (err) {
-      // A throwing listener must not break the cache's bookkeeping.
-      queueMicrotask(() => {
-        throw err;
-      });
+      // A throwing listener must not break the cache's bookkeeping: it is reported, not rethrown.
+      try {
+        this.emit('error', err instanceof Error ? err : new Error(String(err)));
+      } catch {
+        // an error listener that throws too: nothing more to do
+      }
     }
   }
 

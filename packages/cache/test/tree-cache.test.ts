@@ -203,3 +203,25 @@ describe('TreeCache on a server without persistent watches (as ZooKeeper 3.5)', 
     expect(serverWatches(server, client)).toBe(0);
   });
 });
+
+describe('TreeCache listeners', () => {
+  it('a throwing listener is reported as an error and does not break the cache', async () => {
+    server = startServer();
+    const { client } = await open();
+    const { client: writer } = await open();
+    await writer.create('/boom', null);
+    const cache = new TreeCache(client, '/boom');
+    caches.push(cache);
+    const errors: Error[] = [];
+    cache.on('error', (e) => void errors.push(e));
+    cache.on('created', (n) => {
+      if (n.path === '/boom/a') throw new Error('listener bug');
+    });
+    await cache.start({ timeoutMs: 3000 });
+    await writer.create('/boom/a', 'x');
+    await writer.create('/boom/b', 'y');
+    await eventually(() => cache.has('/boom/b'));
+    expect(cache.get('/boom/a')?.data.toString()).toBe('x');
+    expect(errors.map((e) => e.message)).toEqual(['listener bug']);
+  });
+});
