@@ -5,9 +5,8 @@
  *
  *   npx tsx bench/client.ts [--seconds 2] [--window 1000] [--rounds 3]
  *
- * Every case runs in a fresh process: the embedded server's hot paths slow down ~2-3x in a process
- * where a second connection has already carried load (V8 deoptimizes them), which would otherwise
- * penalize whichever case runs second. Imports the packages from source (no build needed).
+ * Every case runs in a fresh process, so that the JIT state one case leaves behind (type feedback,
+ * deoptimizations, heap) cannot penalize the next. Imports the packages from source (no build needed).
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
