@@ -23,6 +23,7 @@ import {
   OpCode,
   SessionExpiredError,
   TimeoutError,
+  type CloseReason,
   type Connection,
   type ConnectResult,
   type Transport,
@@ -340,7 +341,7 @@ export class Session {
         },
         {
           onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
-          onClose: (reason) => this.onLinkClosed(link, reason.message),
+          onClose: (reason) => this.onLinkClosed(link, reason.message, reason),
         },
       );
     } catch (err) {
@@ -412,7 +413,7 @@ export class Session {
     if (conn.readOnly) this.scheduleProbe();
   }
 
-  private onLinkClosed(link: Link, why: string): void {
+  private onLinkClosed(link: Link, why: string, reason?: CloseReason): void {
     if (!link.markClosed()) return;
     if (link.conn === null) return; // closed during the handshake: the attempt sees it
     if (this.link === link) {
@@ -423,7 +424,8 @@ export class Session {
       this.clearTimer('probeTimer');
     }
     if (this.phase !== 'running') return;
-    this.log.info({ sessionId: hex(this.sessionId), why }, 'disconnected');
+    // The transport's typed error (e.g. ProtocolError for a malformed frame) is passed on, not only its text.
+    this.log.info({ sessionId: hex(this.sessionId), why, kind: reason?.kind, err: reason?.error }, 'disconnected');
     this.cfg.states.suspended();
   }
 
