@@ -8,6 +8,8 @@ import {
   AbortError,
   ConnectionLossError,
   FrameReader,
+  KeeperError,
+  REPLY_HEADER_BYTES,
   OpCode,
   ProtocolError,
   Xid,
@@ -38,7 +40,6 @@ const OPEN = 1;
 const CLOSED = 2;
 type State = typeof HANDSHAKE | typeof OPEN | typeof CLOSED;
 
-const REPLY_HEADER_BYTES = 16;
 const MAX_XID = 0x7fffffff;
 
 /** The xid after `xid`: positive, wrapping from 2^31-1 back to 1 (0 and negatives are special xids). */
@@ -222,6 +223,14 @@ class ZooKeeperConnection implements Connection {
   }
 
   private onConnectResponse(payload: Buffer): void {
+    if (payload.length === REPLY_HEADER_BYTES) {
+      // A 3.8 read-only server without local sessions refuses a new session with a bare error
+      // header (e.g. NOTREADONLY) instead of a ConnectResponse: report that code, typed.
+      const header = decodeReplyHeader(payload);
+      const error = KeeperError.from(header.err, undefined, `handshake refused by ${this.server}`);
+      this.fail({ kind: 'server', message: error.message, error }, 'protocol');
+      return;
+    }
     const res = decodeConnectResponse(payload);
     const resolve = this.resolveHandshake!;
     this.resolveHandshake = this.rejectHandshake = undefined;
