@@ -10,6 +10,7 @@ import {
   ConnectionLossError,
   EventType,
   FrameLengthError,
+  NotReadOnlyError,
   OpCode,
   ProtocolError,
   encodeNotificationFrame,
@@ -81,6 +82,20 @@ describe('handshake', () => {
       peer.socket.end();
     });
     await expect(zookeeper(s.address).connect(s.address, NEW_SESSION, recorder().handlers)).rejects.toBeInstanceOf(ConnectionLossError);
+  });
+
+  test('a bare error header instead of a ConnectResponse (3.8 read-only refusal) rejects with that KeeperError', async () => {
+    const s = await fake(async (peer) => {
+      await peer.connectRequest();
+      const header = Buffer.alloc(20);
+      header.writeInt32BE(16, 0);
+      header.writeInt32BE(0, 4);
+      header.writeBigInt64BE(-1n, 8);
+      header.writeInt32BE(-119, 16);
+      peer.socket.end(header);
+    });
+    const attempt = zookeeper(s.address).connect(s.address, NEW_SESSION, recorder().handlers);
+    await expect(attempt).rejects.toBeInstanceOf(NotReadOnlyError);
   });
 
   test('garbage instead of a ConnectResponse rejects with ProtocolError', async () => {
