@@ -146,7 +146,11 @@ export class ServerConnection implements Watcher, RequestContext {
   /** Delivers the outbox in order (the server calls it again when a silence ends). */
   flush(): void {
     this.flushQueued = false;
-    if (this.silenced) return;
+    if (this.silenced) {
+      // A silence began after this flush was scheduled: wait for its end.
+      (this.session.heldBySilence ??= new Set()).add(this);
+      return;
+    }
     const items = this.outbox;
     this.outbox = [];
     for (const item of items) {

@@ -134,6 +134,17 @@ describe('silence', () => {
     expect(server.node('/lost')).toBeUndefined();
   });
 
+  test('output already on its way when a silence begins is held too, and delivered when it ends', async () => {
+    server = createEmbeddedServer();
+    const t = server.transport();
+    const s = await open(t);
+    const reply = s.conn.send(create('/x'));
+    server.silence(s.conn.sessionId, 200);
+    const started = performance.now();
+    expect((await reply).err).toBe(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
   test('a connect waiting on a silence can be aborted', async () => {
     server = createEmbeddedServer();
     const t = server.transport();
