@@ -52,6 +52,12 @@ export class ClientCore {
   readonly authInfo: AuthInfo[];
   started = false;
   closed = false;
+  /**
+   * Called with the server path of a watched read (`watch: true`) whose caller gave up (abort)
+   * after it was sent: the server may set a watch the registry never recorded, so the client
+   * re-syncs that path's server-side watches once the reply arrives.
+   */
+  onAbandonedWatch: ((fullPath: string) => void) | undefined;
   /** Aborted at close: stops background work. */
   private readonly lifetime = new AbortController();
   private readonly background = new Set<Promise<unknown>>();
@@ -180,7 +186,11 @@ export class ClientCore {
     );
     if (!signal) return p;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => reject(abortReason(signal));
+      const onAbort = (): void => {
+        reject(abortReason(signal));
+        const watched = (req as { watch?: boolean; path?: string }).watch === true ? (req as { path: string }).path : undefined;
+        if (watched !== undefined) p.then(() => this.onAbandonedWatch?.(watched), () => {});
+      };
       signal.addEventListener('abort', onAbort, { once: true });
       p.then(
         (v) => {

@@ -149,7 +149,9 @@ export class Client {
     private readonly core: ClientCore,
     private readonly ns: Namespace,
     private readonly isRoot: boolean,
-  ) {}
+  ) {
+    if (isRoot) core.onAbandonedWatch = (full) => void this.resyncOnServer(full, undefined);
+  }
 
   // ---- events and state ----
 

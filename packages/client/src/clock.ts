@@ -2,7 +2,7 @@
  * The one clock every timer of the client goes through. Tests and simulations can inject their own;
  * nothing else in the package reads the time or arms a timer directly.
  */
-import { AbortError } from '@tenure/protocol';
+import { AbortError, TimeoutError } from '@tenure/protocol';
 
 export type TimerHandle = unknown;
 
@@ -24,7 +24,13 @@ export const systemClock: Clock = {
 export function abortReason(signal: AbortSignal, what?: string): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof AbortError) return reason;
-  if (reason instanceof Error && reason.name === 'TimeoutError') return reason;
+  if (reason instanceof TimeoutError) return reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    // AbortSignal.timeout() aborts with a DOMException: give callers our typed TimeoutError.
+    const typed = new TimeoutError(what ? `${what} timed out` : 'the operation timed out');
+    (typed as { cause?: unknown }).cause = reason;
+    return typed;
+  }
   return new AbortError(what ? `${what} was aborted` : undefined, { cause: reason });
 }
 

@@ -5,6 +5,7 @@ import {
   ConnectionState,
   CreateMode,
   NoWatcherError,
+  TimeoutError,
   WatcherType,
   type Client,
   type PersistentWatchEvent,
@@ -267,5 +268,25 @@ describe('close', () => {
     expect(server.watchCounts().get(id)).toBeUndefined();
     expect(server.node('/base/e')).toBeUndefined();
     expect(server.connectionCount).toBe(0);
+  });
+});
+
+describe('aborted watched reads', () => {
+  it('a watched read aborted after it was sent leaves no watch on the server', async () => {
+    server = startServer();
+    const { client: c } = await open({ sessionTimeoutMs: 4000 });
+    await c.create('/aw', 'x');
+    const paused = server.pause(300);
+    const reads = [
+      c.getData('/aw', { watch: () => {}, signal: AbortSignal.timeout(50) }),
+      c.exists('/aw', { watch: () => {}, signal: AbortSignal.timeout(50) }),
+      c.getChildren('/aw', { watch: () => {}, signal: AbortSignal.timeout(50) }),
+    ];
+    for (const r of reads) await expect(r).rejects.toBeInstanceOf(TimeoutError);
+    await paused;
+    // The server answered (and set the watches) after the callers gave up; the client re-syncs them away.
+    await eventually(() => (server.watchCounts().get(c.sessionId) ?? 0) === 0);
+    await sleep(50);
+    expect(server.watchCounts().get(c.sessionId) ?? 0).toBe(0);
   });
 });
