@@ -92,13 +92,17 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     return this.selectorState;
   }
 
-  /** The current term while takeLeadership runs, else null. */
+  /** The current term while takeLeadership runs, else null (its signal says whether it is still safe). */
   get leadership(): Leadership | null {
     return this.term?.leadership ?? null;
   }
 
+  /**
+   * True while takeLeadership runs (Curator's meaning), even after the term's signal aborted:
+   * check `leadership.signal` to know whether acting as leader is still safe.
+   */
   hasLeadership(): boolean {
-    return this.term !== null && !this.term.ended;
+    return this.term !== null;
   }
 
   /** Joins the election in the background. Throws if already started or closed. */
