@@ -15,6 +15,7 @@ import { RequestProcessor, type ZxidCounter } from './request-processor.js';
 import { ServerConnection, type ConnectionHost, type ConnectionSink } from './server-connection.js';
 import { Session, SessionTable } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
+import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
 import { WatchRegistry, watchCount } from './watch-registry.js';
 
 /** What a handshake produced on the server side. */
@@ -78,6 +79,7 @@ export class EmbeddedServer implements ConnectionHost {
   private readonly restartEnds = new Set<() => void>();
   /** Connections with output to deliver at the next flush. */
   private due: ServerConnection[] = [];
+  private readonly listeners = new Set<TcpListener>();
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
 
@@ -97,6 +99,23 @@ export class EmbeddedServer implements ConnectionHost {
   /** A transport that reaches this server in-process, with no network and no serialization. */
   transport(): Transport {
     return new InProcessTransport(this);
+  }
+
+  /**
+   * Serves ZooKeeper's wire protocol on TCP (see tcp-listener.ts); any ZooKeeper client can connect.
+   * Resolves with the bound address (port 0 picks a free one). close() stops it.
+   */
+  async listen(options: ListenOptions = {}): Promise<ListenAddress> {
+    this.ensureOpen();
+    const listener = new TcpListener(this);
+    this.listeners.add(listener);
+    try {
+      return await listener.listen(options);
+    } catch (err) {
+      this.listeners.delete(listener);
+      await listener.close();
+      throw err;
+    }
   }
 
   /**
@@ -417,6 +436,11 @@ export class EmbeddedServer implements ConnectionHost {
     };
   }
 
+  /** Nodes in the tree, the system nodes included (ZooKeeper's "Node count"). */
+  get nodeCount(): number {
+    return this.tree.nodes.size;
+  }
+
   /** Open connections. */
   get connectionCount(): number {
     return this.connections.size;
@@ -477,6 +501,7 @@ export class EmbeddedServer implements ConnectionHost {
     this.timers.clear();
     this.wheel.close();
     this.sessionTable.clear();
+    await Promise.all([...this.listeners].map((l) => l.close()));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -7,5 +7,6 @@ export type { AcceptResult, NodeSnapshot, SessionInfo } from './embedded-server.
 export type { EmbeddedServerOptions, Logger } from './options.js';
 export type { ConnectionSink } from './server-connection.js';
 export { ServerConnection } from './server-connection.js';
+export type { ListenAddress, ListenOptions } from './tcp-listener.js';
 export { SessionWheel } from './session-wheel.js';
 export type { WheelClock } from './session-wheel.js';
