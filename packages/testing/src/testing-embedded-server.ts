@@ -1,11 +1,12 @@
 /**
  * TestingEmbeddedServer: the TestingServer interface over Tenure's own embedded server
  * (`@tenure/server`), with the same test settings (tick 200 ms, containers reaped every 100 ms,
- * TTL nodes on). It offers `transport()` for `createClient({ transport })`; `connectString` needs
- * the embedded server's TCP listener, which it does not have yet.
+ * TTL nodes on). It offers `transport()` for `createClient({ transport })` (in-process), and it
+ * listens on a free loopback port, so `connectString` reaches it over TCP like any ZooKeeper.
  */
 import type { Transport } from '@tenure/protocol';
-import { createEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions } from '@tenure/server';
+import { createEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions, type ListenAddress } from '@tenure/server';
+import { fourLetterWord } from './four-letter-words.js';
 import type { ServerDump } from './server-dump.js';
 
 export interface TestingEmbeddedServerOptions extends EmbeddedServerOptions {}
@@ -16,12 +17,19 @@ const STOPPED_MS = 2_147_483_647;
 export class TestingEmbeddedServer {
   private stopped = false;
 
-  private constructor(readonly server: EmbeddedServer) {}
+  private constructor(
+    readonly server: EmbeddedServer,
+    private readonly address: ListenAddress,
+  ) {}
 
   static async start(options: TestingEmbeddedServerOptions = {}): Promise<TestingEmbeddedServer> {
-    return new TestingEmbeddedServer(
-      createEmbeddedServer({ tickMs: 200, containerCheckIntervalMs: 100, ttlEnabled: true, ...options }),
-    );
+    const server = createEmbeddedServer({ tickMs: 200, containerCheckIntervalMs: 100, ttlEnabled: true, ...options });
+    try {
+      return new TestingEmbeddedServer(server, await server.listen({ port: 0, host: '127.0.0.1' }));
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
   }
 
   /** A transport that reaches the server in-process. */
@@ -29,9 +37,18 @@ export class TestingEmbeddedServer {
     return this.server.transport();
   }
 
-  /** Not available until the embedded server has a TCP listener (issue 6); use `transport()`. */
+  /** '127.0.0.1:<port>': the server's TCP listener, for `zookeeper(connectString)` or any ZooKeeper client. */
   get connectString(): string {
-    throw new Error('the embedded server has no TCP listener yet: use transport() instead of connectString');
+    return this.address.connectString;
+  }
+
+  get port(): number {
+    return this.address.port;
+  }
+
+  /** Any four-letter word the listener serves, e.g. 'srvr', 'mntr', 'dump'. */
+  fourLetterWord(word: string): Promise<string> {
+    return fourLetterWord(this.address.address, this.address.port, word);
   }
 
   get running(): boolean {
