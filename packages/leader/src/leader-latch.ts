@@ -65,6 +65,8 @@ export interface LeaderLatchOptions {
 }
 
 export interface LeaderLatchEvents {
+  /** Our node is in place: the first join, and every rejoin after a reset (e.g. after LOST). */
+  joined: (path: string) => void;
   /** We lead. The leadership's signal aborts when the term ends. */
   isLeader: (leadership: Leadership) => void;
   /** The term ended; `leadership.signal` aborted just before. */
@@ -257,6 +259,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.node = { path, name: nodeName(path), token: stat.czxid, owner: stat.ephemeralOwner };
     this.logger.debug({ path, token: stat.czxid, id: this.id }, 'leader latch joined');
     if (this.latchState !== 'started') return;
+    this.safeEmit('joined', path);
     await this.check();
   }
 
