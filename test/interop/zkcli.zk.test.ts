@@ -51,13 +51,16 @@ const hex = (n: bigint): string => `0x${n.toString(16)}`;
 
 describe.skipIf(!zk.available)('zkCli.sh against the embedded server over TCP', () => {
   let server: EmbeddedServer;
+  const warnings: string[] = [];
   let connectString: string;
 
   beforeAll(async () => {
-    server = createEmbeddedServer({ tickMs: 200 });
+    server = createEmbeddedServer({ tickMs: 200, logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) } });
     ({ connectString } = await server.listen({ port: 0 }));
   });
   afterAll(async () => {
+    // The server never had to log a failure for anything these clients sent.
+    expect(warnings).toEqual([]);
     await server?.close();
   });
 
