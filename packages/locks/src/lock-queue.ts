@@ -192,6 +192,11 @@ async function waitForChange(
     throw err;
   }
   if (changed) return true;
+  // The client registers a watch when the reply's promise settles, but dispatches an event that
+  // arrives in the same read synchronously, before that: such an event is lost. A read sent once
+  // the watch is registered tells whether the node went meanwhile (see README, client gaps).
+  if ((await client.exists(path)) === null) return true;
+  if (changed) return true;
   const onState = (s: ConnectionState): void => {
     if (s === ConnectionState.LOST || (client.sessionId !== session && client.sessionId !== 0n)) wake?.();
   };

@@ -60,6 +60,29 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     expect(await ephemeralsUnder('/locks/counter')).toEqual([]);
   });
 
+  it('8 clients in tight acquire/release bursts all finish (a lost watch event would strand a waiter)', async () => {
+    // Regression: an event in the same TCP read as the reply that set its watch used to be lost,
+    // leaving a waiter with no watch. Bursts separated by pauses (the container is reaped between
+    // them) made it likely.
+    const cs = await clients.openMany(8, { sessionTimeoutMs: 30_000 });
+    const mutexes = cs.map((c) => new Mutex(c, '/locks/tight'));
+    let done = 0;
+    for (let burst = 0; burst < 6; burst++) {
+      const end = performance.now() + 400;
+      await Promise.all(
+        mutexes.map(async (m) => {
+          while (performance.now() < end) {
+            const l = await m.acquire({ timeoutMs: 10_000 });
+            await l.release();
+            done++;
+          }
+        }),
+      );
+      await sleep(150);
+    }
+    expect(done).toBeGreaterThan(200);
+  });
+
   it('no herd: with 20 waiters each release wakes exactly one of them (counted watch events)', async () => {
     const counted = Array.from({ length: 21 }, () => countingTransport(zookeeper(server.connectString)));
     const cs = await Promise.all(counted.map((t) => clients.open({ transport: t })));
