@@ -5,3 +5,4 @@
 export { TreeCache, type TreeCacheOptions, type TreeCacheEvents, type CachedNode, type CacheEvent, type WaitOptions } from './tree-cache.js';
 export { TreeCache as CuratorCache } from './tree-cache.js';
 export { NodeCache, type NodeCacheOptions } from './node-cache.js';
+export { EventStream } from './event-stream.js';

@@ -15,10 +15,9 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import type { Client, NodeData } from '@tenure/client';
-import { TreeCache } from '@tenure/cache';
+import { EventStream, TreeCache } from '@tenure/cache';
 import { NodeConflictError, PersistentNode, type WaitOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { EventStream } from './event-stream.js';
 
 export type Membership = Map<string, Buffer>;
 
