@@ -4,7 +4,7 @@
  * on one real ZooKeeper in one run, uncontended (1 client) and contended (8 clients, each with its
  * own session, on one lock). Then Tenure on the embedded server, in-process.
  *
- *   npx tsx bench/locks.ts [--seconds 2] [--rounds 5] [--clients 8] [--warmup 1]
+ *   npx tsx bench/locks.ts [--seconds 2] [--rounds 5] [--clients 8] [--warmup 2]
  *
  * Median of `rounds` timed rounds after a warm-up, per case. Every case runs in its own process
  * (a fresh JVM for Curator, a fresh Node for Tenure), so no case inherits another's JIT state or
@@ -47,7 +47,7 @@ const arg = (name: string, fallback: string): string => {
 const SECONDS = Number(arg('seconds', '2'));
 const ROUNDS = Number(arg('rounds', '5'));
 const CLIENTS = Number(arg('clients', '8'));
-const WARMUP = Number(arg('warmup', '1'));
+const WARMUP = Number(arg('warmup', '2'));
 
 type Target = 'zookeeper' | 'embedded';
 

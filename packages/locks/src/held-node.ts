@@ -58,8 +58,11 @@ export class HeldNode {
       this.end('not-owner');
       return;
     }
-    // Not awaited: the lease is granted now; the watch lands right behind the requests already sent.
-    this.watchNode();
+    // Armed once the caller has run on: a lease released at once never needs the watch (and its
+    // read would delay the delete). A deletion before the watch is armed shows in the arming read.
+    setImmediate(() => {
+      if (this.state === 'held') this.watchNode();
+    });
   }
 
   isHeld(): boolean {
