@@ -203,9 +203,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (!wasStarted) return;
     await this.running?.catch(() => {});
     this.unwatch('predecessor');
-    this.unwatch('own');
     const node = this.node;
     this.node = null;
+    // Our own delete fires the watch on our node, which removes it on both sides: no
+    // removeWatches ahead of the delete that hands leadership over.
+    if (node !== null && this.ownWatch === node.path && this.client.sessionId === node.owner) this.ownWatch = null;
+    else this.unwatch('own');
     if (node) await this.deleteNode(node, true);
   }
 
@@ -349,8 +352,9 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const current = this.term;
     if (current === null) return;
     this.term = null;
-    if (end !== 'deleted') this.unwatch('own');
-    else this.ownWatch = null;
+    // 'closed': close() decides (our own delete removes that watch); 'deleted': it fired already.
+    if (end === 'deleted') this.ownWatch = null;
+    else if (end !== 'closed') this.unwatch('own');
     current.term.end(end);
     this.logger.info({ path: current.node.path, end, id: this.id }, 'leader latch: no longer leading');
     if (notify) this.safeEmit('notLeader', end);

@@ -43,7 +43,7 @@ describe('layout and order', () => {
     expect(names).toHaveLength(2);
     for (const n of names) expect(n).toMatch(/^_c_[0-9a-f-]{36}-latch-\d{10}$/);
     const nodeA = server.node(la.ourPath!)!;
-    expect(nodeA.data.toString()).toBe('node-a');
+    expect(nodeA.data?.toString()).toBe('node-a');
     expect(nodeA.stat.ephemeralOwner).toBe(a!.sessionId);
     expect(la.hasLeadership()).toBe(true);
     expect(lb.hasLeadership()).toBe(false);
