@@ -249,6 +249,19 @@ describe('Mutex', () => {
     await l.release();
   });
 
+  it('works through a namespace view, and refuses a closed client with ClosedError', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const lease = await new Mutex(a.usingNamespace('app'), '/locks/ns').acquire();
+    expect(lease.path).toMatch(/^\/locks\/ns\/_c_/);
+    expect(server.node(`/app${lease.path}`)!.stat.czxid).toBe(lease.fencingToken);
+    await expect(new Mutex(b.usingNamespace('app'), '/locks/ns').acquire({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await lease.release();
+    expect(ephemeralsUnder(server, '/app')).toEqual([]);
+    await b.close();
+    await expect(new Mutex(b, '/locks/ns').acquire()).rejects.toMatchObject({ name: 'ClosedError' });
+  });
+
   it('validates its input', async () => {
     setup();
     const c = await clients.open();
