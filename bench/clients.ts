@@ -1,0 +1,472 @@
+/**
+ * Tenure's client against its peers, and the embedded server against Apache ZooKeeper: same
+ * workload, same servers, one invocation.
+ *
+ *   npx tsx bench/clients.ts [--seconds 2] [--rounds 5] [--in-flight 200] [--payload 100] [--warmup 2] [--no-java]
+ *                            [--cpu-prof <dir>]   (V8 CPU profiles of the Node workers and the embedded server)
+ *
+ * Peers: Tenure (@tenure/client over @tenure/zookeeper), node-zookeeper-client (npm) and the Java
+ * ZooKeeper client (Debian's zookeeper.jar 3.8, bench/java/ZkGetDataBench.java compiled here).
+ * Servers: Apache ZooKeeper 3.8 (Debian's, via TestingServer: standalone, loopback, full JIT,
+ * forceSync=no) and Tenure's embedded server over TCP (`server.listen()`, in its own process).
+ *
+ * Every (client, server) pair is one long-lived worker process with one session, so JIT state is
+ * kept across rounds and no worker shares a process with a server or another client. Workers run
+ * one at a time; each gets the same warm-up first, then every round runs every worker once, in an
+ * order rotated per round (interleaved), and the table reports the median of the rounds.
+ *
+ * Workloads:
+ * - pipelined getData of one node (payload bytes), `in-flight` requests outstanding: each reply
+ *   issues the next request until time is up, then the outstanding ones drain. ops/s and the
+ *   client process's CPU per op (process.cpuUsage; the JVM's process CPU time for Java).
+ * - sequential create + delete of a node, one request at a time: pairs/s (2 round trips each).
+ *
+ * The packages are imported from their TypeScript sources (bench/tsconfig.json maps @tenure/*),
+ * so this measures the code as it is, without a build.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const SELF = fileURLToPath(import.meta.url);
+const TSCONFIG = fileURLToPath(new URL('./tsconfig.json', import.meta.url));
+
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1]! : fallback;
+}
+
+async function main(): Promise<void> {
+  const role = arg('role', 'orchestrator');
+  if (role === 'server') return serveEmbedded();
+  if (role === 'worker') return runWorker(arg('client', ''), arg('connect', ''), arg('path', ''), Number(arg('payload', '100')), Number(arg('in-flight', '200')));
+  return orchestrate();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The embedded server's process
+
+async function serveEmbedded(): Promise<void> {
+  const { createEmbeddedServer } = await import('@tenure/server');
+  const server = createEmbeddedServer({ tickMs: 2000 });
+  const { connectString } = await server.listen({ port: 0 });
+  console.log(`listening ${connectString}`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    if (line === 'cpu') {
+      const u = process.cpuUsage();
+      console.log(`cpu ${u.user + u.system}`);
+    }
+  });
+  lines.on('close', () => void server.close().then(() => process.exit(0)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Node workers: the same protocol as bench/java/ZkGetDataBench.java
+
+interface Peer {
+  /** One pipelined getData run; resolves the number of replies. */
+  getData(inFlight: number, stopped: () => boolean): Promise<number>;
+  /** Sequential create + delete pairs until stopped. */
+  createDelete(stopped: () => boolean): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function tenurePeer(connectString: string, path: string, payload: Buffer): Promise<Peer> {
+  const { createClient } = await import('@tenure/client');
+  const { NodeExistsError } = await import('@tenure/protocol');
+  const client = createClient({ connectString, sessionTimeoutMs: 30_000 });
+  await client.start();
+  await client.create(path, payload).catch(async (e: unknown) => {
+    if (!(e instanceof NodeExistsError)) throw e;
+    await client.setData(path, payload);
+  });
+  const cd = `${path}-cd-tenure`;
+  return {
+    async getData(inFlight, stopped) {
+      let done = 0;
+      const loop = async (): Promise<void> => {
+        while (!stopped()) {
+          await client.getData(path);
+          done++;
+        }
+      };
+      await Promise.all(Array.from({ length: inFlight }, loop));
+      return done;
+    },
+    async createDelete(stopped) {
+      let n = 0;
+      while (!stopped()) {
+        await client.create(cd, payload);
+        await client.delete(cd);
+        n++;
+      }
+      return n;
+    },
+    close: () => client.close(),
+  };
+}
+
+async function nzcPeer(connectString: string, path: string, payload: Buffer): Promise<Peer> {
+  const zookeeper = (await import('node-zookeeper-client')).default;
+  const client = zookeeper.createClient(connectString, { sessionTimeout: 30_000 });
+  await new Promise<void>((resolve) => {
+    client.once('connected', () => resolve());
+    client.connect();
+  });
+  const call = <T>(fn: (cb: (err: Error | null, v?: T) => void) => void): Promise<T | undefined> =>
+    new Promise((resolve, reject) => fn((err, v) => (err ? reject(err) : resolve(v))));
+  try {
+    await call((cb) => client.create(path, payload, zookeeper.CreateMode.PERSISTENT, cb));
+  } catch (e) {
+    if ((e as { getCode?(): number }).getCode?.() !== zookeeper.Exception.NODE_EXISTS) throw e;
+    await call((cb) => client.setData(path, payload, -1, cb));
+  }
+  const cd = `${path}-cd-nzc`;
+  return {
+    getData(inFlight, stopped) {
+      return new Promise((resolve, reject) => {
+        let done = 0;
+        let outstanding = inFlight;
+        const cb = (err: Error | null): void => {
+          if (err) return reject(err);
+          done++;
+          if (stopped()) {
+            if (--outstanding === 0) resolve(done);
+          } else client.getData(path, cb);
+        };
+        for (let i = 0; i < inFlight; i++) client.getData(path, cb);
+      });
+    },
+    createDelete(stopped) {
+      return new Promise((resolve, reject) => {
+        let n = 0;
+        const next = (): void => {
+          if (stopped()) return resolve(n);
+          client.create(cd, payload, zookeeper.CreateMode.PERSISTENT, (err: Error | null) => {
+            if (err) return reject(err);
+            client.remove(cd, -1, (err2: Error | null) => {
+              if (err2) return reject(err2);
+              n++;
+              next();
+            });
+          });
+        };
+        next();
+      });
+    },
+    async close() {
+      client.close();
+    },
+  };
+}
+
+async function runWorker(kind: string, connectString: string, path: string, payloadBytes: number, inFlight: number): Promise<void> {
+  const payload = Buffer.alloc(payloadBytes, 'x');
+  const peer = kind === 'tenure' ? await tenurePeer(connectString, path, payload) : await nzcPeer(connectString, path, payload);
+  const timed = async (ms: number, run: (stopped: () => boolean) => Promise<number>): Promise<string> => {
+    let stop = false;
+    const timer = setTimeout(() => (stop = true), ms);
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const ops = await run(() => stop);
+    const elapsed = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    clearTimeout(timer);
+    return `${ops} ${elapsed} ${cpu.user + cpu.system}`;
+  };
+  console.log('ready');
+  const lines = createInterface({ input: process.stdin });
+  // Commands arrive one at a time (the orchestrator waits for each answer).
+  for await (const line of lines) {
+    const [cmd, a, b] = line.trim().split(' ');
+    if (cmd === 'getdata') console.log(`result ${await timed(Number(a), (s) => peer.getData(inFlight, s))}`);
+    else if (cmd === 'createdelete') console.log(`result ${await timed(Number(a), (s) => peer.createDelete(s))}`);
+    else if (cmd === 'warmup') {
+      await timed(Number(a), (s) => peer.getData(inFlight, s));
+      await timed(Number(b), (s) => peer.createDelete(s));
+      console.log('warmed');
+    } else console.log(`error unknown command ${cmd}`);
+  }
+  await peer.close();
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The orchestrator
+
+/** A child process answering one stdout line per stdin command. */
+class LineProcess {
+  private readonly waiting: Array<(line: string) => void> = [];
+  private readonly early: string[] = [];
+  private exitCode: number | null | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const w = this.waiting.shift();
+      if (w) w(line);
+      else this.early.push(line);
+    });
+    child.once('exit', (code) => {
+      this.exitCode = code;
+      for (const w of this.waiting.splice(0)) w(`error ${name} exited (${code})`);
+    });
+  }
+
+  next(timeoutMs = 120_000): Promise<string> {
+    const line = this.early.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.exitCode !== undefined) return Promise.resolve(`error ${this.name} exited (${this.exitCode})`);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name}: no answer within ${timeoutMs} ms`)), timeoutMs);
+      this.waiting.push((l) => {
+        clearTimeout(timer);
+        resolve(l);
+      });
+    });
+  }
+
+  async ask(command: string | undefined, timeoutMs?: number): Promise<string> {
+    if (command !== undefined) this.child.stdin!.write(`${command}\n`);
+    const line = await this.next(timeoutMs);
+    if (line.startsWith('error')) throw new Error(`${this.name}: ${line}`);
+    return line;
+  }
+
+  async stop(): Promise<void> {
+    if (this.exitCode !== undefined) return;
+    const exited = new Promise((r) => this.child.once('exit', r));
+    this.child.stdin!.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+function nodeChild(name: string, args: string[]): LineProcess {
+  const dir = arg('cpu-prof', '');
+  // One folder per process: its main thread and tsx's loader thread each write a profile.
+  const prof = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}/${name.replace(/[^\w]+/g, '-')}`] : [];
+  const child = spawn(process.execPath, [...process.execArgv, ...prof, SELF, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new LineProcess(name, child);
+}
+
+type ClientName = 'Tenure' | 'node-zookeeper-client' | 'Java ZooKeeper 3.8';
+type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)';
+
+interface Worker {
+  client: ClientName;
+  server: ServerName;
+  proc: LineProcess | import('../test/interop/java.js').JavaProgram;
+}
+
+interface Sample {
+  opsPerSec: number;
+  cpuUsPerOp: number;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const fmtOps = (n: number): string => Math.round(n).toLocaleString('en-US');
+const fmtRatio = (n: number): string => `${n.toFixed(2)}×`;
+const pad = (s: string, n: number): string => s.padEnd(n);
+const padL = (s: string, n: number): string => s.padStart(n);
+
+async function orchestrate(): Promise<void> {
+  const SECONDS = Number(arg('seconds', '2'));
+  const ROUNDS = Number(arg('rounds', '5'));
+  const IN_FLIGHT = Number(arg('in-flight', '200'));
+  const PAYLOAD = Number(arg('payload', '100'));
+  const WARMUP = Number(arg('warmup', '2'));
+  const WITH_JAVA = !process.argv.includes('--no-java');
+  const PATH = '/bench-getdata';
+  const roundMs = SECONDS * 1000;
+  const cdMs = Math.max(500, roundMs / 2);
+
+  const { TestingServer } = await import('@tenure/testing');
+  const { compileJava, javaToolchain, JavaProgram, ZOOKEEPER_JARS } = await import('../test/interop/java.js');
+  const java = WITH_JAVA ? javaToolchain(ZOOKEEPER_JARS) : undefined;
+  if (java && !java.available) console.error(`(no Java peer: ${java.reason})`);
+  const useJava = java?.available === true;
+
+  console.error('starting ZooKeeper 3.8, the embedded server and the workers...');
+  const source = fileURLToPath(new URL('./java/ZkGetDataBench.java', import.meta.url));
+  const [zk, compiled] = await Promise.all([
+    // A benchmark server gets the full JIT (TestingServer defaults to a quick-start C1 JVM).
+    TestingServer.start({ tickTime: 2000, jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
+    useJava ? compileJava([source], ZOOKEEPER_JARS) : Promise.resolve(undefined),
+  ]);
+  const embedded = nodeChild('embedded server', ['--role', 'server']);
+  const embeddedAddress = (await embedded.ask(undefined)).split(' ')[1]!;
+  const servers: Array<[ServerName, string]> = [
+    ['ZooKeeper 3.8', zk.connectString],
+    ['embedded (TCP)', embeddedAddress],
+  ];
+
+  const workers: Worker[] = [];
+  const cleanup = async (): Promise<void> => {
+    await Promise.all(workers.map((w) => w.proc.stop()));
+    await embedded.stop();
+    await zk.close();
+    compiled?.dispose();
+  };
+  try {
+    // Started one at a time: a JVM's start-up would otherwise steal CPU from the others' handshakes.
+    for (const [server, connect] of servers) {
+      const common = ['--connect', connect, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT)];
+      for (const [client, kind] of [['Tenure', 'tenure'], ['node-zookeeper-client', 'nzc']] as const) {
+        const proc = nodeChild(`${client} → ${server}`, ['--role', 'worker', '--client', kind, ...common]);
+        await proc.ask(undefined, 60_000);
+        workers.push({ client, server, proc });
+      }
+      if (useJava && compiled) {
+        const proc = await JavaProgram.start(
+          { classpath: compiled.classpath, mainClass: 'ZkGetDataBench', args: [connect, PATH, String(PAYLOAD), String(IN_FLIGHT)], jvmFlags: ['-Xmx512m'] },
+          /^ready$/,
+          60_000,
+        );
+        workers.push({ client: 'Java ZooKeeper 3.8', server, proc });
+      }
+    }
+    const ask = (w: Worker, command: string): Promise<string> =>
+      w.proc instanceof LineProcess ? w.proc.ask(command) : w.proc.ask(command, /^(result |warmed$)/, 120_000);
+
+    console.error(`warm-up: ${WARMUP} s of pipelined getData and ${WARMUP / 2} s of create+delete per worker`);
+    for (const w of workers) {
+      const answer = await ask(w, `warmup ${WARMUP * 1000} ${(WARMUP * 1000) / 2}`);
+      if (answer !== 'warmed') throw new Error(`${w.client} → ${w.server}: ${answer}`);
+    }
+
+    const samples = new Map<string, Sample[]>();
+    const key = (workload: string, w: Worker): string => `${workload}|${w.client}|${w.server}`;
+    const serverCpu: Record<string, number[]> = {};
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = workers.map((_, i) => workers[(i + round) % workers.length]!);
+      for (const [workload, ms] of [['getdata', roundMs], ['createdelete', cdMs]] as const) {
+        for (const w of order) {
+          const embeddedCpu0 = w.server === 'embedded (TCP)' ? Number((await embedded.ask('cpu')).split(' ')[1]) : 0;
+          const line = await ask(w, `${workload} ${ms}`);
+          const [, ops, elapsed, cpu] = line.split(' ').map(Number) as [number, number, number, number];
+          const list = samples.get(key(workload, w)) ?? [];
+          list.push({ opsPerSec: ops / (elapsed / 1000), cpuUsPerOp: cpu / ops });
+          samples.set(key(workload, w), list);
+          if (w.server === 'embedded (TCP)') {
+            const used = Number((await embedded.ask('cpu')).split(' ')[1]) - embeddedCpu0;
+            (serverCpu[key(workload, w)] ??= []).push(used / ops);
+          }
+        }
+      }
+      console.error(`round ${round + 1}/${ROUNDS} done`);
+    }
+
+    report({ samples, serverCpu, workers, servers: servers.map((s) => s[0]), ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs });
+  } finally {
+    await cleanup();
+  }
+}
+
+interface ReportInput {
+  samples: Map<string, Sample[]>;
+  serverCpu: Record<string, number[]>;
+  workers: Worker[];
+  servers: ServerName[];
+  ROUNDS: number;
+  SECONDS: number;
+  IN_FLIGHT: number;
+  PAYLOAD: number;
+  WARMUP: number;
+  cdMs: number;
+}
+
+function report(r: ReportInput): void {
+  const clients = [...new Set(r.workers.map((w) => w.client))];
+  const med = (workload: string, client: string, server: string, field: keyof Sample): number | undefined => {
+    const s = r.samples.get(`${workload}|${client}|${server}`);
+    return s === undefined ? undefined : median(s.map((x) => x[field]));
+  };
+  const cpuModel = cpus()[0]?.model ?? 'unknown CPU';
+  const out: string[] = [];
+  out.push('');
+  out.push(`bench/clients.ts: node ${process.version}, ${cpus().length} × ${cpuModel}`);
+  out.push(`median of ${r.ROUNDS} interleaved rounds; getData rounds ${r.SECONDS} s, ${r.IN_FLIGHT} in flight, ${r.PAYLOAD}-byte payload; create+delete rounds ${r.cdMs / 1000} s; warm-up ${r.WARMUP} s + ${r.WARMUP / 2} s per worker`);
+  out.push('ZooKeeper 3.8.0 (Debian) standalone, tickTime 2000, forceSync=no, full JIT; embedded server in its own Node process');
+
+  const table = (title: string, workload: string, field: keyof Sample, fmt: (n: number) => string, rows: string[] = clients): void => {
+    out.push('');
+    out.push(title);
+    out.push(`| ${pad('client', 24)} | ${r.servers.map((s) => padL(s, 16)).join(' | ')} |`);
+    out.push(`|${'-'.repeat(26)}|${r.servers.map(() => '-'.repeat(18)).join('|')}|`);
+    for (const c of rows) {
+      out.push(`| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 16)).join(' | ')} |`);
+    }
+  };
+  const ratioRow = (label: string, workload: string, field: keyof Sample, a: string, b: string): string =>
+    `| ${pad(label, 24)} | ${r.servers
+      .map((s) => {
+        const x = med(workload, a, s, field);
+        const y = med(workload, b, s, field);
+        return padL(x === undefined || y === undefined ? '—' : fmtRatio(x / y), 16);
+      })
+      .join(' | ')} |`;
+
+  table(`Pipelined getData, ops/s (${r.IN_FLIGHT} in flight)`, 'getdata', 'opsPerSec', fmtOps);
+  if (clients.includes('Java ZooKeeper 3.8')) out.push(ratioRow('Tenure / Java', 'getdata', 'opsPerSec', 'Tenure', 'Java ZooKeeper 3.8'));
+  out.push(ratioRow('Tenure / nzc', 'getdata', 'opsPerSec', 'Tenure', 'node-zookeeper-client'));
+
+  table('Client CPU per getData, µs/op (whole client process)', 'getdata', 'cpuUsPerOp', (n) => n.toFixed(2));
+  out.push(ratioRow('Tenure / nzc', 'getdata', 'cpuUsPerOp', 'Tenure', 'node-zookeeper-client'));
+
+  table('Sequential create+delete, pairs/s (2 round trips each)', 'createdelete', 'opsPerSec', fmtOps);
+  if (clients.includes('Java ZooKeeper 3.8')) out.push(ratioRow('Tenure / Java', 'createdelete', 'opsPerSec', 'Tenure', 'Java ZooKeeper 3.8'));
+  out.push(ratioRow('Tenure / nzc', 'createdelete', 'opsPerSec', 'Tenure', 'node-zookeeper-client'));
+
+  // The server-side comparison: one client, two servers.
+  out.push('');
+  out.push('Server side: the same client against both servers, embedded (TCP) / ZooKeeper 3.8');
+  out.push(`| ${pad('client', 24)} | ${padL('getData', 16)} | ${padL('create+delete', 16)} |`);
+  out.push(`|${'-'.repeat(26)}|${'-'.repeat(18)}|${'-'.repeat(18)}|`);
+  for (const c of clients) {
+    const ratio = (w: string): string => {
+      const e = med(w, c, 'embedded (TCP)', 'opsPerSec');
+      const z = med(w, c, 'ZooKeeper 3.8', 'opsPerSec');
+      return e === undefined || z === undefined ? '—' : fmtRatio(e / z);
+    };
+    out.push(`| ${pad(c, 24)} | ${padL(ratio('getdata'), 16)} | ${padL(ratio('createdelete'), 16)} |`);
+  }
+  const scpu = r.serverCpu[`getdata|Tenure|embedded (TCP)`];
+  if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
+
+  // Targets (issue 6).
+  const g = (c: string, s: ServerName, f: keyof Sample = 'opsPerSec', w = 'getdata'): number | undefined => med(w, c, s, f);
+  const check = (label: string, value: number | undefined, ok: (v: number) => boolean, target: string): void => {
+    out.push(`${value === undefined ? '–' : ok(value) ? '✓' : '✗'} ${label}: ${value === undefined ? 'n/a' : fmtRatio(value)} (target ${target})`);
+  };
+  const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a / b);
+  out.push('');
+  out.push('Targets');
+  for (const s of r.servers) {
+    check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
+    check(`[${s}] Tenure / nzc getData throughput`, ratio(g('Tenure', s), g('node-zookeeper-client', s)), (v) => v >= 1.2, '≥ 1.2×');
+    check(`[${s}] Tenure / nzc CPU per op`, ratio(g('Tenure', s, 'cpuUsPerOp'), g('node-zookeeper-client', s, 'cpuUsPerOp')), (v) => v <= 0.7, '≤ 0.7×');
+  }
+  check('embedded (TCP) / ZooKeeper 3.8, Tenure getData', ratio(g('Tenure', 'embedded (TCP)'), g('Tenure', 'ZooKeeper 3.8')), (v) => v >= 1.0, '≥ 1.0×');
+  console.log(out.join('\n'));
+}
+
+// Re-run under bench/tsconfig.json so that every @tenure/* import, in every process, is the source.
+if (process.env.TSX_TSCONFIG_PATH !== TSCONFIG) {
+  const child = spawn(process.execPath, [...process.execArgv, SELF, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, TSX_TSCONFIG_PATH: TSCONFIG },
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await main();
+}
