@@ -46,6 +46,11 @@ export interface ListenOptions {
   /** Default '127.0.0.1' (an embedded server is local unless asked otherwise). */
   host?: string;
   backlog?: number;
+  /**
+   * A connection that has not completed a ConnectRequest (or a four-letter word) by then is closed,
+   * as ZooKeeper closes sessionless connections (zookeeper.nio.sessionlessCnxnTimeout). Default 10,000 ms.
+   */
+  handshakeTimeoutMs?: number;
 }
 
 /** Where a listener is bound. */
@@ -82,6 +87,7 @@ export class TcpListener {
   readonly totals = { received: 0, sent: 0, minLatencyMs: Infinity, maxLatencyMs: 0, latencySumMs: 0, latencyCount: 0 };
   private address: ListenAddress | undefined;
   private closing: Promise<void> | undefined;
+  handshakeTimeoutMs = 10_000;
 
   constructor(readonly server: EmbeddedServer) {
     this.netServer = createServer({ noDelay: true }, (socket) => this.adopt(socket));
@@ -90,6 +96,7 @@ export class TcpListener {
 
   listen(options: ListenOptions = {}): Promise<ListenAddress> {
     const host = options.host ?? '127.0.0.1';
+    if (options.handshakeTimeoutMs !== undefined) this.handshakeTimeoutMs = options.handshakeTimeoutMs;
     return new Promise((resolve, reject) => {
       const onError = (err: Error): void => reject(err);
       this.netServer.once('error', onError);
@@ -168,6 +175,8 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
   private readonly stops = new Set<'accepting' | 'backpressure' | 'refused'>();
   private readonly abort = new AbortController();
   private linger: NodeJS.Timeout | undefined;
+  /** Closes a connection that never completes its handshake. */
+  private handshakeTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly listener: TcpListener,
@@ -182,6 +191,8 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     socket.on('error', () => this.destroy());
     socket.on('close', () => this.onSocketClose());
     socket.on('drain', () => this.resume('backpressure'));
+    this.handshakeTimer = setTimeout(() => this.destroy(), listener.handshakeTimeoutMs);
+    this.handshakeTimer.unref();
   }
 
   get sessionId(): bigint | undefined {
@@ -270,6 +281,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     }
     this.received++;
     this.listener.totals.received++;
+    clearTimeout(this.handshakeTimer);
     this.state = ACCEPTING;
     this.stop('accepting');
     this.listener.server
@@ -343,6 +355,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
   }
 
   private fourLetterWord(word: string): void {
+    clearTimeout(this.handshakeTimer);
     this.received++;
     this.listener.totals.received++;
     let text: string;
@@ -492,6 +505,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
   private onSocketClose(): void {
     this.state = CLOSED;
     this.abort.abort();
+    clearTimeout(this.handshakeTimer);
     if (this.linger !== undefined) clearTimeout(this.linger);
     this.out = [];
     this.outBytes = 0;

@@ -311,6 +311,21 @@ describe('TCP listener', () => {
       expect(r.isClosed).toBe(false);
     });
 
+    test('a connection that does not complete a handshake in time is closed; a live session is not', async () => {
+      server = createEmbeddedServer({ tickMs: 200 });
+      ({ port, connectString } = await server.listen({ port: 0, handshakeTimeoutMs: 300 }));
+      const silent = new Raw();
+      const partial = new Raw();
+      partial.write(Buffer.from([0, 0]));
+      const live = new Raw();
+      await live.handshake();
+      const t0 = Date.now();
+      await Promise.all([silent.all(), partial.all()]);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(200);
+      await new Promise((res) => setTimeout(res, 200));
+      expect(live.isClosed).toBe(false);
+    });
+
     test('a frame shorter than a request header closes the connection', async () => {
       await start();
       const check = await healthy();
