@@ -36,7 +36,7 @@ import {
   type Request,
   type WatcherEvent,
 } from '@tenure/protocol';
-import type { EmbeddedServer } from './embedded-server.js';
+import type { AcceptResult, EmbeddedServer } from './embedded-server.js';
 import { answerFourLetterWord, opAbbreviation, type ConnectionStats } from './four-letter-words.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
 
@@ -297,36 +297,43 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
         this,
       )
       .then(
-        (result) => {
-          if (this.state === CLOSED) {
-            if (result.kind === 'connected') result.connection.closeByClient();
-            return;
-          }
-          if (result.kind === 'expired') {
-            // ZooKeeper's answer for an expired or unknown session or a wrong password, then a close.
-            this.writeNow(frame(encodeConnectResponse({ protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: ZERO_PASSWD, readOnly: false }, withReadOnly)));
-            this.end();
-            return;
-          }
-          const conn = (this.conn = result.connection);
-          this.writeNow(
-            frame(encodeConnectResponse({ protocolVersion: 0, timeOut: result.timeoutMs, sessionId: conn.session.id, passwd: conn.session.passwd, readOnly: false }, withReadOnly)),
-          );
-          this.state = OPEN;
-          const early = this.early;
-          this.early = [];
-          for (const p of early) {
-            if (this.state !== OPEN) break;
-            this.request(p);
-          }
-          this.resume('accepting');
-        },
+        (result) => this.accepted(result, withReadOnly),
         (err: unknown) => {
           // Closed, restarting, or the client has seen a newer zxid: close without an answer.
           if (!(err instanceof AbortError)) this.listener.server.options.logger?.debug?.({ err, remote: this.remote }, 'handshake refused');
           this.destroy();
         },
       );
+  }
+
+  private accepted(result: AcceptResult, withReadOnly: boolean): void {
+    try {
+      if (this.state === CLOSED) {
+        if (result.kind === 'connected') result.connection.closeByClient();
+        return;
+      }
+      if (result.kind === 'expired') {
+        // ZooKeeper's answer for an expired or unknown session or a wrong password, then a close.
+        this.writeNow(frame(encodeConnectResponse({ protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: ZERO_PASSWD, readOnly: false }, withReadOnly)));
+        this.end();
+        return;
+      }
+      const conn = (this.conn = result.connection);
+      this.writeNow(
+        frame(encodeConnectResponse({ protocolVersion: 0, timeOut: result.timeoutMs, sessionId: conn.session.id, passwd: conn.session.passwd, readOnly: false }, withReadOnly)),
+      );
+      this.state = OPEN;
+      const early = this.early;
+      this.early = [];
+      for (const p of early) {
+        if (this.state !== OPEN) break;
+        this.request(p);
+      }
+      this.resume('accepting');
+    } catch (err) {
+      this.listener.server.options.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
+      this.destroy();
+    }
   }
 
   private request(payload: Buffer): void {
@@ -413,7 +420,14 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     }
   }
 
-  private readonly flushBound = (): void => this.flush();
+  private readonly flushBound = (): void => {
+    try {
+      this.flush();
+    } catch (err) {
+      this.listener.server.options.logger?.warn({ err, remote: this.remote }, 'TCP write failed');
+      this.destroy();
+    }
+  };
 
   private flush(): void {
     this.flushQueued = false;
