@@ -25,7 +25,7 @@
  * so this measures the code as it is, without a build.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -296,6 +296,7 @@ async function orchestrate(): Promise<void> {
   if (java && !java.available) console.error(`(no Java peer: ${java.reason})`);
   const useJava = java?.available === true;
 
+  const loadBefore = loadavg()[0]!;
   console.error('starting ZooKeeper 3.8, the embedded server and the workers...');
   const source = fileURLToPath(new URL('./java/ZkGetDataBench.java', import.meta.url));
   const [zk, compiled] = await Promise.all([
@@ -366,7 +367,7 @@ async function orchestrate(): Promise<void> {
       console.error(`round ${round + 1}/${ROUNDS} done`);
     }
 
-    report({ samples, serverCpu, workers, servers: servers.map((s) => s[0]), ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs });
+    report({ samples, serverCpu, workers, servers: servers.map((s) => s[0]), ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs, load: [loadBefore, loadavg()[0]!] });
   } finally {
     await cleanup();
   }
@@ -383,6 +384,8 @@ interface ReportInput {
   PAYLOAD: number;
   WARMUP: number;
   cdMs: number;
+  /** 1-minute load average before and after: the machine may be shared. */
+  load: [number, number];
 }
 
 function report(r: ReportInput): void {
@@ -394,7 +397,7 @@ function report(r: ReportInput): void {
   const cpuModel = cpus()[0]?.model ?? 'unknown CPU';
   const out: string[] = [];
   out.push('');
-  out.push(`bench/clients.ts: node ${process.version}, ${cpus().length} × ${cpuModel}`);
+  out.push(`bench/clients.ts: node ${process.version}, ${cpus().length} × ${cpuModel}, load average ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after`);
   out.push(`median of ${r.ROUNDS} interleaved rounds; getData rounds ${r.SECONDS} s, ${r.IN_FLIGHT} in flight, ${r.PAYLOAD}-byte payload; create+delete rounds ${r.cdMs / 1000} s; warm-up ${r.WARMUP} s + ${r.WARMUP / 2} s per worker`);
   out.push('ZooKeeper 3.8.0 (Debian) standalone, tickTime 2000, forceSync=no, full JIT; embedded server in its own Node process');
 
