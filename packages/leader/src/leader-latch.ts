@@ -40,6 +40,7 @@ import {
   silentLogger,
   type Client,
   type Logger,
+  type Stat,
   type TimerHandle,
   type WaitOptions,
   type WatchEvent,
@@ -105,6 +106,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   private ownWatch: string | null = null;
   private pending: Step | null = null;
   private running: Promise<void> | null = null;
+  /** The create of our node, while in flight. */
+  private creating: Promise<unknown> | null = null;
   private retryTimer: TimerHandle | null = null;
   private failures = 0;
   private readonly lifetime = new AbortController();
@@ -201,7 +204,10 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const closed = new ClosedError(`leader latch ${this.path}`);
     for (const w of [...this.leaderWaiters, ...this.joinWaiters]) w.reject(closed);
     if (!wasStarted) return;
-    await this.running?.catch(() => {});
+    // A create in flight rejects at once (aborted; the client removes what it may have left) or
+    // has just landed, and then its node is ours to delete. Other steps need not be waited for:
+    // they change nothing once closed.
+    await this.creating?.catch(() => {});
     this.unwatch('predecessor');
     const node = this.node;
     this.node = null;
@@ -252,12 +258,20 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.node = null;
     this.unwatch('predecessor');
     if (old) void this.deleteNode(old, false);
-    const { path, stat } = await this.client.create(`${this.path}/${LATCH_NAME}`, this.idBytes, {
+    const creating = this.client.create(`${this.path}/${LATCH_NAME}`, this.idBytes, {
       mode: CreateMode.EPHEMERAL_SEQUENTIAL,
       protection: true,
       createParentContainers: true,
       signal: this.lifetime.signal,
     });
+    this.creating = creating;
+    let created: { path: string; stat: Stat };
+    try {
+      created = await creating;
+    } finally {
+      this.creating = null;
+    }
+    const { path, stat } = created;
     // Kept even when closed meanwhile: close() deletes it.
     this.node = { path, name: nodeName(path), token: stat.czxid, owner: stat.ephemeralOwner };
     this.logger.debug({ path, token: stat.czxid, id: this.id }, 'leader latch joined');
@@ -318,16 +332,24 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       if (err instanceof NoNodeError) return false;
       throw err;
     }
-    if ((await this.client.exists(path)) !== null) return true;
-    // Our watch may still be registered for an event that was lost: drop it here.
-    if (!this.client.closed) await this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, local: true, quietly: true }).catch(() => {});
+    // (Watched reads carry no abort signal: see close(). A read that lands after close is undone.)
+    if (this.latchState === 'started' && (await this.client.exists(path)) !== null) {
+      if (this.latchState === 'started') return true;
+    }
+    // Closed meanwhile, or our watch may be waiting for an event that was lost: drop it.
+    const local = this.latchState === 'started';
+    if (!this.client.closed) await this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, local, quietly: true }).catch(() => {});
     return false;
   }
 
   /** Takes leadership for `node`, if it is safe now; otherwise the next RECONNECTED checks again. */
   private claim(node: OurNode): void {
     if (this.latchState !== 'started') return;
-    if (this.term?.node === node) return this.settleJoin();
+    if (this.term?.node === node) {
+      // Resumed without a break (errorPolicy `session`): re-arm our node's watch if it never landed.
+      if (this.ownWatch === null) this.watchOwnNode(node);
+      return this.settleJoin();
+    }
     const client = this.client;
     const state = client.state;
     const unsafe = state === null || state === ConnectionState.LOST || state === ConnectionState.READ_ONLY || client.isErrorState(state);
@@ -374,7 +396,9 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
         }
       },
       () => {
-        // Connection problems: the states decide (SUSPENDED / LOST end the term; RECONNECTED checks).
+        // Connection problems: the states decide (SUSPENDED / LOST end the term; RECONNECTED
+        // checks, and re-arms this watch if the term goes on).
+        if (this.term?.node === node && this.ownWatch === node.path) this.ownWatch = null;
       },
     );
   }

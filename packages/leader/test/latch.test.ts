@@ -142,6 +142,23 @@ describe('failover and close', () => {
     for (const c of cs) expect(await c.getEphemerals()).toEqual([]);
   });
 
+  test('close while disconnected resolves at once; the guaranteed delete removes the node after the reconnect', async () => {
+    const [a, b] = await clients.openMany(2);
+    const la = latch(a!, 'a');
+    const lb = latch(b!, 'b');
+    await startInOrder(la, lb);
+    const path = lb.ourPath!;
+    const restarting = server.restart(800);
+    await eventually(() => b!.state === ConnectionState.SUSPENDED, 3000, 'b suspended');
+    const started = performance.now();
+    await lb.close();
+    expect(performance.now() - started).toBeLessThan(500);
+    await restarting;
+    await eventually(() => server.node(path) === undefined, 5000, "b's node deleted");
+    await eventually(() => b!.pendingDeletes.length === 0, 3000, 'no pending delete');
+    expect((await la.await({ timeoutMs: 5000 })).path).toBe(la.ourPath);
+  });
+
   test('await: resolves at once for the leader; TimeoutError, AbortError, ClosedError otherwise', async () => {
     const [a, b] = await clients.openMany(2);
     const la = latch(a!, 'a');
