@@ -34,6 +34,8 @@ export interface ClientEvents {
 
 /** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
 export type ReplyMapper<R extends Request, T> = (reply: Reply<ResponseFor<R>>, path: string | undefined) => T;
+/** Runs synchronously as a reply comes off the wire, ahead of any later event (watch registration). */
+export type ReplyHook<R extends Request> = (reply: Reply<ResponseFor<R>>) => void;
 
 export class ClientCore {
   readonly emitter = new EventEmitter<ClientEvents>();
@@ -112,23 +114,23 @@ export class ClientCore {
    * Runs one request with retries. `path` names the operation in errors. `map` runs when the reply
    * arrives (before any later event is dispatched) and throws for error codes.
    */
-  run<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>): Promise<T> {
+  run<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>, onReply?: ReplyHook<R>): Promise<T> {
     if (this.closed) return Promise.reject(new ClosedError('client'));
     if (!this.started) return Promise.reject(new NotStartedError(path ?? 'operation'));
     const session = this.session;
     const conn = session.connection;
     const epoch = session.epoch;
-    if (conn === null || signal !== undefined) return this.slow(req, signal, path, map, epoch);
+    if (conn === null || signal !== undefined) return this.slow(req, signal, path, map, epoch, undefined, onReply);
     const sentAt = session.noteSend();
-    return conn.send(req).then(
+    return conn.send(req, onReply).then(
       (reply) => {
         session.answered(sentAt, reply.zxid);
         if (reply.err !== 0 && isRetryableCode(reply.err)) {
-          return this.slow(req, signal, path, map, epoch, { error: KeeperError.from(reply.err, path), startedAt: sentAt });
+          return this.slow(req, signal, path, map, epoch, { error: KeeperError.from(reply.err, path), startedAt: sentAt }, onReply);
         }
         return map(reply, path);
       },
-      (error: unknown) => this.slow(req, signal, path, map, epoch, { error: named(error, path), startedAt: sentAt }),
+      (error: unknown) => this.slow(req, signal, path, map, epoch, { error: named(error, path), startedAt: sentAt }, onReply),
     );
   }
 
@@ -139,8 +141,9 @@ export class ClientCore {
     map: ReplyMapper<R, T>,
     epoch: number,
     firstFailure?: { error: unknown; startedAt: number },
+    onReply?: ReplyHook<R>,
   ): Promise<T> {
-    return this.retry(() => this.once(req, signal, path, map, epoch), signal, path, firstFailure);
+    return this.retry(() => this.once(req, signal, path, map, epoch, onReply), signal, path, firstFailure);
   }
 
   /** Runs `attempt` under the client's retry policy. */
@@ -163,19 +166,41 @@ export class ClientCore {
    * One attempt: waits for a connection (up to connectionTimeoutMs; SessionExpired when the session
    * of `epoch` has been lost), sends once and maps the reply. Retryable failures are thrown as is.
    */
-  async once<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>, epoch: number): Promise<T> {
+  async once<R extends Request, T>(
+    req: R,
+    signal: AbortSignal | undefined,
+    path: string | undefined,
+    map: ReplyMapper<R, T>,
+    epoch: number,
+    onReply?: ReplyHook<R>,
+  ): Promise<T> {
     const conn = await this.session.waitForConnection(epoch, this.connectionTimeoutMs, signal, path);
-    const reply = await this.send(conn, req, signal, path);
+    const reply = await this.send(conn, req, signal, path, onReply);
     if (reply.err !== 0 && isRetryableCode(reply.err)) throw KeeperError.from(reply.err, path);
     return map(reply, path);
   }
 
   /** Sends on `conn`, keeping the session's timing; rejects at once when `signal` aborts. */
-  send<R extends Request>(conn: Connection, req: R, signal: AbortSignal | undefined, path: string | undefined): Promise<Reply<ResponseFor<R>>> {
+  send<R extends Request>(
+    conn: Connection,
+    req: R,
+    signal: AbortSignal | undefined,
+    path: string | undefined,
+    onReply?: ReplyHook<R>,
+  ): Promise<Reply<ResponseFor<R>>> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const session = this.session;
     const sentAt = session.noteSend();
-    const p = conn.send(req).then(
+    // A caller that aborted before the reply gets no watch: the server may have set one the
+    // registry never records, so the client re-syncs that path's server-side watches instead.
+    const hook: ReplyHook<R> | undefined =
+      onReply && signal
+        ? (reply) => {
+            if (!signal.aborted) onReply(reply);
+            else if ((req as { watch?: boolean }).watch === true) this.onAbandonedWatch?.((req as unknown as { path: string }).path);
+          }
+        : onReply;
+    const p = conn.send(req, hook).then(
       (reply) => {
         session.answered(sentAt, reply.zxid);
         return reply;
@@ -186,11 +211,7 @@ export class ClientCore {
     );
     if (!signal) return p;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        reject(abortReason(signal));
-        const watched = (req as { watch?: boolean; path?: string }).watch === true ? (req as { path: string }).path : undefined;
-        if (watched !== undefined) p.then(() => this.onAbandonedWatch?.(watched), () => {});
-      };
+      const onAbort = (): void => reject(abortReason(signal));
       signal.addEventListener('abort', onAbort, { once: true });
       p.then(
         (v) => {

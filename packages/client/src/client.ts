@@ -317,16 +317,10 @@ export class Client {
       if (watch === undefined) return this.core.run({ type: OpCode.exists, path: full, watch: false }, options?.signal, path, mapExists);
       const registry = this.core.registry;
       const ns = this.ns;
-      return this.core.run({ type: OpCode.exists, path: full, watch: true }, options?.signal, path, (r) => {
-        if (r.err === 0) {
-          if (watch) registry.addOneShot('data', full, watch, ns);
-          return r.response!.stat;
-        }
-        if (r.err === ErrorCode.NONODE) {
-          if (watch) registry.addOneShot('exist', full, watch, ns);
-          return null;
-        }
-        throw KeeperError.from(r.err, path);
+      return this.core.run({ type: OpCode.exists, path: full, watch: true }, options?.signal, path, mapExists, (r) => {
+        if (!watch) return;
+        if (r.err === 0) registry.addOneShot('data', full, watch, ns);
+        else if (r.err === ErrorCode.NONODE) registry.addOneShot('exist', full, watch, ns);
       });
     } catch (err) {
       return Promise.reject(err);
@@ -340,10 +334,8 @@ export class Client {
       if (watch === undefined) return this.core.run({ type: OpCode.getData, path: full, watch: false }, options?.signal, path, mapGetData);
       const ns = this.ns;
       const registry = this.core.registry;
-      return this.core.run({ type: OpCode.getData, path: full, watch: true }, options?.signal, path, (r, p) => {
-        const result = mapGetData(r, p);
-        registry.addOneShot('data', full, watch, ns);
-        return result;
+      return this.core.run({ type: OpCode.getData, path: full, watch: true }, options?.signal, path, mapGetData, (r) => {
+        if (r.err === 0) registry.addOneShot('data', full, watch, ns);
       });
     } catch (err) {
       return Promise.reject(err);
@@ -357,11 +349,18 @@ export class Client {
       const watch = options?.watch;
       const ns = this.ns;
       const registry = this.core.registry;
-      return this.core.run({ type: OpCode.getChildren2, path: full, watch: watch !== undefined }, options?.signal, path, (r) => {
-        if (r.err !== 0) throw KeeperError.from(r.err, path);
-        if (watch) registry.addOneShot('child', full, watch, ns);
-        return r.response!;
-      });
+      return this.core.run(
+        { type: OpCode.getChildren2, path: full, watch: watch !== undefined },
+        options?.signal,
+        path,
+        (r) => {
+          if (r.err !== 0) throw KeeperError.from(r.err, path);
+          return r.response!;
+        },
+        watch && ((r) => {
+          if (r.err === 0) registry.addOneShot('child', full, watch, ns);
+        }),
+      );
     } catch (err) {
       return Promise.reject(err);
     }

@@ -290,3 +290,21 @@ describe('aborted watched reads', () => {
     expect(server.watchCounts().get(c.sessionId) ?? 0).toBe(0);
   });
 });
+
+describe('watch registration order', () => {
+  it('an event arriving right behind the reply that set the watch is never lost', async () => {
+    server = startServer();
+    const { client: c } = await open();
+    const { client: other } = await open();
+    await c.create('/race', 'v0');
+    let fired = 0;
+    for (let i = 1; i <= 30; i++) {
+      // Both requests reach the server in the same turn: the reply and the event come back together.
+      const read = c.getData('/race', { watch: () => void fired++ });
+      const write = other.setData('/race', `v${i}`);
+      await Promise.all([read, write]);
+      await eventually(() => fired === i, 2000, `watch ${i}`);
+    }
+    expect(fired).toBe(30);
+  });
+});

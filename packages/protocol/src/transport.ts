@@ -62,8 +62,13 @@ export interface Connection {
    * err is 0, the decoded response. A non-zero err resolves too; it is the client's to interpret.
    * ping and auth are answered out of band. If the connection closes first the promise rejects
    * with ConnectionLossError.
+   *
+   * `onReply`, when given, is called synchronously as the reply is taken off the wire: before any
+   * notification that follows it is delivered and before the promise settles. A client registers
+   * the watch a read set there, so an event arriving right behind the reply (in the same read) is
+   * never dispatched ahead of the registration, as ZooKeeper's ordering guarantee requires.
    */
-  send<R extends Request>(request: R): Promise<Reply<ResponseFor<R>>>;
+  send<R extends Request>(request: R, onReply?: (reply: Reply<ResponseFor<R>>) => void): Promise<Reply<ResponseFor<R>>>;
   /** Closes this connection. The session lives on until it expires or closeSession is sent. */
   close(): void;
 }

@@ -27,6 +27,7 @@ import type { ConnectionSink, ServerConnection } from './server-connection.js';
 
 interface Pending {
   resolve(reply: Reply): void;
+  onReply: ((reply: Reply) => void) | undefined;
   reject(err: Error): void;
 }
 
@@ -80,7 +81,7 @@ class InProcessConnection implements Connection, ConnectionSink {
     return this.isClosed;
   }
 
-  send<R extends Request>(request: R): Promise<Reply<ResponseFor<R>>> {
+  send<R extends Request>(request: R, onReply?: (reply: Reply<ResponseFor<R>>) => void): Promise<Reply<ResponseFor<R>>> {
     if (this.isClosed) return Promise.reject(new ConnectionLossError(undefined, 'the connection is closed'));
     let oversize = false;
     try {
@@ -89,7 +90,7 @@ class InProcessConnection implements Connection, ConnectionSink {
       // A record the size check cannot read is left to the server, which refuses it.
     }
     return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
-      const p: Pending = { resolve: resolve as (r: Reply) => void, reject };
+      const p: Pending = { resolve: resolve as (r: Reply) => void, reject, onReply: onReply as ((r: Reply) => void) | undefined };
       this.pending.push(p);
       this.host.receive(this.conn, request, p, oversize);
     });
@@ -120,6 +121,15 @@ class InProcessConnection implements Connection, ConnectionSink {
       } else if (this.head > 1024 && this.head * 2 > q.length) {
         this.pending = q.slice(this.head);
         this.head = 0;
+      }
+    }
+    if (p.onReply) {
+      try {
+        p.onReply(reply);
+      } catch (err) {
+        // The caller's hook failed: its promise carries the error; the server is not disturbed.
+        p.reject(err as Error);
+        return;
       }
     }
     p.resolve(reply);

@@ -137,7 +137,7 @@ class ZooKeeperConnection implements Connection {
     return this.state === CLOSED;
   }
 
-  send<R extends Request>(request: R): Promise<Reply<ResponseFor<R>>> {
+  send<R extends Request>(request: R, onReply?: (reply: Reply<ResponseFor<R>>) => void): Promise<Reply<ResponseFor<R>>> {
     if (this.state !== OPEN) {
       return Promise.reject(new ConnectionLossError(pathOf(request), `connection to ${this.server} is closed`));
     }
@@ -150,7 +150,14 @@ class ZooKeeperConnection implements Connection {
       return Promise.reject(error);
     }
     return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
-      const entry: PendingRequest = { xid, type, path: pathOf(request), resolve: resolve as (r: Reply) => void, reject };
+      const entry: PendingRequest = {
+        xid,
+        type,
+        path: pathOf(request),
+        resolve: resolve as (r: Reply) => void,
+        reject,
+        onReply: onReply as ((r: Reply) => void) | undefined,
+      };
       if (xid === Xid.ping) this.pings.push(entry);
       else if (xid === Xid.auth) this.auths.push(entry);
       else this.pending.push(entry);
@@ -269,7 +276,7 @@ class ZooKeeperConnection implements Connection {
       const header = decodeReplyHeader(payload);
       // An unsolicited ping/auth answer is harmless; ignore it.
       const entry = (xid === Xid.ping ? this.pings : this.auths).shift();
-      entry?.resolve({ zxid: header.zxid, err: header.err, response: undefined });
+      if (entry) this.settle(entry, { zxid: header.zxid, err: header.err, response: undefined });
       return;
     }
     const head = this.pending.peek();
@@ -277,11 +284,24 @@ class ZooKeeperConnection implements Connection {
     if (head.xid !== xid) throw new ProtocolError(`reply xid ${xid} does not match the oldest request's xid ${head.xid}`);
     const { header, response } = decodeReply(payload, head.type);
     this.pending.shift();
-    head.resolve({
+    this.settle(head, {
       zxid: header.zxid,
       err: header.err,
       response: response !== undefined && header.err === 0 && this.chroot ? responseFromServer(this.chroot, head.type, response) : response,
     });
+  }
+
+  private settle(entry: PendingRequest, reply: Reply): void {
+    if (entry.onReply) {
+      try {
+        entry.onReply(reply);
+      } catch (error) {
+        // The caller's hook failed: its promise carries the error; the connection goes on.
+        entry.reject(error as Error);
+        return;
+      }
+    }
+    entry.resolve(reply);
   }
 
   private protocolFailure(error: unknown): void {

@@ -11,6 +11,8 @@ export interface PendingRequest {
   /** For error messages. */
   path: string | undefined;
   resolve(reply: Reply): void;
+  /** Called synchronously with the reply, before any later frame is handled (see Connection.send). */
+  onReply?: ((reply: Reply) => void) | undefined;
   reject(error: Error): void;
 }
 
