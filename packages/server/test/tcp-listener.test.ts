@@ -129,6 +129,24 @@ describe('TCP listener', () => {
     await expect(tryOpen(zookeeper(connectString))).rejects.toMatchObject({ name: 'ConnectionLossError' });
   });
 
+  test('an IPv6 listener gets a bracketed connect string', async (t) => {
+    server = createEmbeddedServer({ tickMs: 200 });
+    const a = await server.listen({ port: 0, host: '::1' }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRNOTAVAIL' || e.code === 'EAFNOSUPPORT') return undefined;
+      throw e;
+    });
+    if (a === undefined) return t.skip('no IPv6 loopback here');
+    expect(a).toMatchObject({ family: 'IPv6', address: '::1', connectString: `[::1]:${a.port}` });
+    const s = await open(zookeeper(a.connectString));
+    expect((await s.conn.send({ type: OpCode.exists, path: '/', watch: false })).err).toBe(0);
+  });
+
+  test('listen() on a port in use rejects; the server keeps serving', async () => {
+    await start();
+    await expect(server.listen({ port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(await fourLetterWord('ruok')).toBe('imok');
+  });
+
   test('two listeners on one server share its tree and sessions', async () => {
     await start();
     const second = await server.listen({ port: 0 });
