@@ -21,7 +21,7 @@ import {
   type WatchEvent,
 } from '@tenure/client';
 import { LeaseLostError, type LeaseEnd } from './errors.js';
-import { WaitScope } from './wait-scope.js';
+import { clientClosedSignal } from './client-closed.js';
 
 export interface HeldNodeOptions {
   /** Called with the node's data when it is first read and whenever it changes while held. */
@@ -37,7 +37,8 @@ export class HeldNode {
   private readonly controller = new AbortController();
   private state: 'held' | 'ended' = 'held';
   private deleting: Promise<void> | null = null;
-  private readonly closeWatch: WaitScope;
+  private readonly clientClosed: AbortSignal;
+  private readonly onClientClosed = (): void => this.end('closed');
   private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
   private readonly onWatch = (ev: WatchEvent): void => this.nodeChanged(ev);
 
@@ -52,8 +53,12 @@ export class HeldNode {
     this.fencingToken = stat.czxid;
     this.sessionId = stat.ephemeralOwner;
     client.on('stateChanged', this.onState);
-    this.closeWatch = new WaitScope(client, {}, 'lease');
-    this.closeWatch.signal.addEventListener('abort', () => this.end('closed'), { once: true });
+    this.clientClosed = clientClosedSignal(client);
+    if (this.clientClosed.aborted) {
+      this.end('closed');
+      return;
+    }
+    this.clientClosed.addEventListener('abort', this.onClientClosed, { once: true });
     if (client.sessionId !== this.sessionId) {
       this.end('not-owner');
       return;
@@ -79,7 +84,7 @@ export class HeldNode {
     if (this.state === 'ended') return;
     this.state = 'ended';
     this.client.off('stateChanged', this.onState);
-    this.closeWatch.dispose();
+    this.clientClosed.removeEventListener('abort', this.onClientClosed);
     this.controller.abort(new LeaseLostError(this.path, end));
     if (end === 'deleted' || this.client.closed) {
       // Gone already, or the client's close ends the session and its ephemerals.

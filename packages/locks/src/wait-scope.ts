@@ -1,9 +1,10 @@
 /**
- * One AbortSignal for one wait: the caller's signal, its timeout (on the client's clock) and the
- * client closing, whichever comes first. Its reason is already the typed error the wait rejects
+ * One AbortSignal for one wait: the caller's signal, its timeout (on the client's clock), the
+ * client closing and the lock closing (abort()), whichever comes first. Its reason is already the typed error the wait rejects
  * with: TimeoutError, AbortError or ClosedError.
  */
 import { AbortError, ClosedError, TimeoutError, type Client, type TimerHandle } from '@tenure/client';
+import { clientClosedSignal } from './client-closed.js';
 
 export interface WaitOptions {
   /** Give up after this many milliseconds: the wait rejects with TimeoutError. */
@@ -17,8 +18,8 @@ export class WaitScope {
   private timer: TimerHandle | null = null;
   private readonly userSignal: AbortSignal | undefined;
   private readonly onUserAbort = (): void => this.abort(userReason(this.userSignal!, this.what));
-  /** Aborted when the scope ends, to stop the close watcher. */
-  private readonly done = new AbortController();
+  private readonly closed: AbortSignal;
+  private readonly onClosed = (): void => this.abort(this.closed.reason as Error);
 
   constructor(
     private readonly client: Client,
@@ -26,6 +27,7 @@ export class WaitScope {
     private readonly what: string,
   ) {
     const { timeoutMs, signal } = options;
+    this.closed = clientClosedSignal(client);
     if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)) {
       throw new RangeError(`${what}: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
     }
@@ -41,14 +43,11 @@ export class WaitScope {
         this.abort(new TimeoutError(`${what} timed out after ${timeoutMs} ms`, timeoutMs));
       }, timeoutMs);
     }
-    if (client.closed) {
-      this.abort(new ClosedError('client'));
+    if (this.closed.aborted) {
+      this.abort(this.closed.reason as Error);
       return;
     }
-    // waitForState with no target never resolves; it rejects with ClosedError when the client closes.
-    client.waitForState([], { signal: this.done.signal }).catch((err: unknown) => {
-      if (err instanceof ClosedError) this.abort(err);
-    });
+    this.closed.addEventListener('abort', this.onClosed, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -84,7 +83,7 @@ export class WaitScope {
     if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
     this.timer = null;
     this.userSignal?.removeEventListener('abort', this.onUserAbort);
-    if (!this.done.signal.aborted) this.done.abort();
+    this.closed.removeEventListener('abort', this.onClosed);
   }
 }
 
