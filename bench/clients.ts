@@ -446,6 +446,18 @@ function report(r: ReportInput): void {
   const scpu = r.serverCpu[`getdata|Tenure|embedded (TCP)`];
   if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
 
+  // Every round, so that the spread behind each median is visible (the machine may be shared).
+  out.push('');
+  out.push('Per round, in run order (ops/s; create+delete in pairs/s)');
+  for (const [workload, label] of [['getdata', 'getData'], ['createdelete', 'create+delete']] as const) {
+    for (const s of r.servers) {
+      for (const c of clients) {
+        const xs = r.samples.get(`${workload}|${c}|${s}`);
+        if (xs) out.push(`  ${pad(label, 13)} ${pad(c, 22)} → ${pad(s, 15)} ${xs.map((x) => padL(fmtOps(x.opsPerSec), 8)).join(' ')}`);
+      }
+    }
+  }
+
   // Targets (issue 6).
   const g = (c: string, s: ServerName, f: keyof Sample = 'opsPerSec', w = 'getdata'): number | undefined => med(w, c, s, f);
   const check = (label: string, value: number | undefined, ok: (v: number) => boolean, target: string): void => {
