@@ -11,8 +11,8 @@
  * an unreadable body is answered MARSHALLINGERROR and an unknown op UNIMPLEMENTED then a close,
  * both through the request pipeline, as ZooKeeper does.
  *
- * Output is coalesced: every frame a connection produces in one turn of the event loop leaves in
- * one socket write.
+ * Output is coalesced: the server delivers what a batch of requests produced in one microtask, and
+ * everything a connection got in it leaves in one socket write.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import {
