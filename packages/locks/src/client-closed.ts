@@ -3,6 +3,7 @@
  * no public close event, but `waitForState([])` (no target: it never resolves) rejects with
  * ClosedError at close. One such wait per client object, shared by every lock and lease on it.
  */
+import { setMaxListeners } from 'node:events';
 import { ClosedError, type Client } from '@tenure/client';
 
 const signals = new WeakMap<Client, AbortSignal>();
@@ -12,6 +13,7 @@ export function clientClosedSignal(client: Client): AbortSignal {
   if (signal === undefined) {
     const ac = new AbortController();
     signal = ac.signal;
+    setMaxListeners(0, signal); // every pending acquire and every lease on the client listens
     signals.set(client, signal);
     if (client.closed) ac.abort(new ClosedError('client'));
     else client.waitForState([]).catch((err: unknown) => ac.abort(err instanceof ClosedError ? err : new ClosedError('client')));
