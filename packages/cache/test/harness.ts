@@ -28,24 +28,7 @@ export async function connect(target: EmbeddedServer | string, options: Partial<
   return { client, states };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns truthy (or throws after `timeoutMs`). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-  const until = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(15);
-  }
-}
-
+export { eventually, sleep } from '@tenure/testing';
 /** Watch entries the server holds for the client's session (0 when none). */
 export function serverWatches(server: EmbeddedServer, client: Client): number {
   return server.watchCounts().get(client.sessionId) ?? 0;

@@ -35,24 +35,7 @@ export async function connect(server: EmbeddedServer, options: Partial<ClientOpt
   return { client, states, timeline };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns truthy (or throws after `timeoutMs`). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-  const until = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(10);
-  }
-}
-
+export { eventually, sleep } from '@tenure/testing';
 /** The system clock, counting the timers that are armed and not yet fired or cleared. */
 export function countingClock(): import('../src/index.js').Clock & { live(): number } {
   const live = new Set<unknown>();

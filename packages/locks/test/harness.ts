@@ -61,24 +61,7 @@ export function countingTransport(inner: Transport): Transport & { events: SeenE
   };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns truthy (or throws after `timeoutMs`). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-  const until = performance.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as NonNullable<T>;
-    } catch (err) {
-      last = err;
-    }
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(10);
-  }
-}
-
+export { eventually, sleep } from '@tenure/testing';
 /** Every node under `path` on an embedded server (full paths, depth first). */
 export function subtree(server: EmbeddedServer, path: string): string[] {
   const n = server.node(path);

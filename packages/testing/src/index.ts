@@ -14,3 +14,4 @@ export type { ZooKeeperInstallation, ZooKeeperAvailability } from './zookeeper-i
 export type { ZooKeeperSettings } from './zookeeper-node.js';
 export { expireSession, type SessionHandle, type ServerTarget, type ExpireSessionOptions } from './expire-session.js';
 export { locateZooKeeper } from './zookeeper-install.js';
+export { eventually, sleep } from './eventually.js';
