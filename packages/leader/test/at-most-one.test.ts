@@ -69,8 +69,12 @@ async function settled(members: Member[], timeoutMs = 8000): Promise<Member> {
   );
 }
 
+function ephemerals(): string[] {
+  return subtree(server, PATH).filter((p) => (server.node(p)?.stat.ephemeralOwner ?? 0n) !== 0n);
+}
+
 function expectClean(): void {
-  expect(subtree(server, PATH).filter((p) => (server.node(p)?.stat.ephemeralOwner ?? 0n) !== 0n)).toEqual([]);
+  expect(ephemerals()).toEqual([]);
 }
 
 describe('at most one leader (embedded server)', () => {
@@ -209,6 +213,9 @@ describe('at most one leader (embedded server)', () => {
     expect(recorder.terms.length).toBeGreaterThan(3);
     console.log(`churn seed ${seed}: ${recorder.terms.length} terms, ${recorder.handovers().length} handovers; actions ${JSON.stringify(counts)}`);
     await Promise.all(members.map((m) => m.latch.close()));
+    // A member closed mid-partition deletes its node through a guaranteed delete once it is back
+    // (or its session ends): wait for that, then require that nothing is left.
+    await eventually(() => ephemerals().length === 0, 10_000, 'no latch nodes left');
     expectClean();
     await eventually(() => totalWatches(server) === 0, 3000, 'no watches left');
   }, churnMs + 60_000);
