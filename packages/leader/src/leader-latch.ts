@@ -317,13 +317,9 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
 
   /**
    * Sets our data watch on `path` (getData: no watch is left behind when the node is already
-   * gone), then confirms with a plain exists that the node is still there. Returns whether it is.
-   *
-   * The confirming read works around a client race: the watch is registered when the getData
-   * reply is mapped, in a promise continuation, while both transports dispatch a notification
-   * that arrives in the same delivery as the reply at once, before that. A deletion right behind
-   * our read would be lost and we would wait forever. The exists is sent after the watch is
-   * registered, so either it sees the node gone, or the deletion's event reaches our watch.
+   * gone). Returns whether the node is there; false too when the latch closed meanwhile, and then
+   * the watch is removed. The client registers the watch as the reply comes off the wire, so a
+   * deletion right behind our read reaches the watch (which has fired by the time this returns).
    */
   private async arm(path: string): Promise<boolean> {
     try {
@@ -333,12 +329,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       throw err;
     }
     // (Watched reads carry no abort signal: see close(). A read that lands after close is undone.)
-    if (this.latchState === 'started' && (await this.client.exists(path)) !== null) {
-      if (this.latchState === 'started') return true;
-    }
-    // Closed meanwhile, or our watch may be waiting for an event that was lost: drop it.
-    const local = this.latchState === 'started';
-    if (!this.client.closed) await this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, local, quietly: true }).catch(() => {});
+    if (this.latchState === 'started') return true;
+    if (!this.client.closed) await this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, quietly: true }).catch(() => {});
     return false;
   }
 

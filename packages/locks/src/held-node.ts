@@ -121,7 +121,6 @@ export class HeldNode {
         if (this.state !== 'held') return;
         if (stat.ephemeralOwner !== this.sessionId || this.client.sessionId !== this.sessionId) return this.end('not-owner');
         this.options.onData?.(data, this);
-        this.recheck(stat.mzxid);
       },
       (err: unknown) => {
         if (this.state !== 'held') return;
@@ -129,22 +128,6 @@ export class HeldNode {
         // A connection problem: the state machine decides (SUSPENDED ends the lease under the
         // standard policy; under `session`, RECONNECTED comes back here).
       },
-    );
-  }
-
-  /**
-   * An event arriving in the same read as the getData reply is dispatched before the client
-   * registers our watch, and lost (see README, client gaps): a read sent after the registration
-   * catches a deletion or change that slipped through.
-   */
-  private recheck(mzxid: bigint): void {
-    this.client.exists(this.path).then(
-      (stat) => {
-        if (this.state !== 'held') return;
-        if (stat === null) return this.end(this.client.sessionId === this.sessionId ? 'deleted' : 'lost');
-        if (stat.mzxid !== mzxid) this.watchNode();
-      },
-      () => {},
     );
   }
 

@@ -72,6 +72,8 @@ async function attempt(client: Client, spec: QueueSpec, scope: WaitScope): Promi
     createParentContainers: true,
     signal: scope.signal,
   });
+  // Awaited below; until then (the settle) an abort's rejection must not count as unhandled.
+  creating.catch(() => {});
   // Let the create reach the connection first, then pipeline the listing behind it.
   let listing: Promise<string[] | null> | null = null;
   if (client.isConnected && spec.fixedSequence === undefined) {
@@ -191,11 +193,8 @@ async function waitForChange(
     if (err instanceof NoNodeError) return true; // already released: list again
     throw err;
   }
-  if (changed) return true;
-  // The client registers a watch when the reply's promise settles, but dispatches an event that
-  // arrives in the same read synchronously, before that: such an event is lost. A read sent once
-  // the watch is registered tells whether the node went meanwhile (see README, client gaps).
-  if ((await client.exists(path)) === null) return true;
+  // The client registers the watch as the reply comes off the wire, so an event right behind it
+  // has already fired by now.
   if (changed) return true;
   const onState = (s: ConnectionState): void => {
     if (s === ConnectionState.LOST || (client.sessionId !== session && client.sessionId !== 0n)) wake?.();

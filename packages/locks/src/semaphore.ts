@@ -186,11 +186,9 @@ export class Semaphore implements AsyncDisposable {
     const client = this.client;
     let changed = false;
     let wake: (() => void) | null = null;
-    let fired = false;
     const callback: WatchCallback = (ev) => {
       if (ev.type === 'ChildWatchRemoved' || ev.type === 'DataWatchRemoved') return;
       changed = true;
-      fired = true;
       wake?.();
     };
     let watching = false;
@@ -215,16 +213,8 @@ export class Semaphore implements AsyncDisposable {
           if (client.sessionId !== session) return false;
         }
         changed = false;
-        fired = false;
         watching = true;
-        const listed = await client.getChildren(this.leasesPath, { watch: callback });
-        children = listed.children;
-        if (!changed && children.length > this.maxLeases) {
-          // An event in the same read as the reply is lost before the client registers the watch
-          // (see README, client gaps): the parent's cversion, read after registration, tells.
-          const now = await client.exists(this.leasesPath);
-          if (now === null || now.cversion !== listed.stat.cversion) changed = true;
-        }
+        children = (await client.getChildren(this.leasesPath, { watch: callback })).children;
       }
     } catch (err) {
       if (err instanceof NoNodeError) return false;
@@ -232,7 +222,7 @@ export class Semaphore implements AsyncDisposable {
     } finally {
       client.off('stateChanged', onState);
       scope.signal.removeEventListener('abort', onAbort);
-      if (watching && !fired && !client.closed) {
+      if (watching && !changed && !client.closed) {
         client.removeWatches(this.leasesPath, WatcherType.Children, { watcher: callback, quietly: true }).catch(() => {});
       }
     }
