@@ -15,10 +15,9 @@
  * 3. When it returns (or throws: the error is emitted as `error`, never swallowed), leadership
  *    ends and the lease is released, in that order. Then, with `autoRequeue`, queue again.
  *
- * One difference from Curator, from the Mutex: when a lease is lost (SUSPENDED, LOST) the Mutex
- * deletes its node by itself as soon as it can, without waiting for `takeLeadership` to return.
- * The selector never releases before it returns, but a `takeLeadership` that ignores its signal
- * past a reconnect can overlap the next leader. Stop promptly when the signal aborts.
+ * A lost lease keeps its node until then (the Mutex's `keepNodeUntilRelease`), as in Curator: the
+ * signal aborts at once, but the next participant leads only after takeLeadership has returned
+ * and our node is deleted. After LOST the node went with the session, so nothing waits.
  */
 import { EventEmitter } from 'eventemitter3';
 import { AbortError, ClosedError, silentLogger, type Client, type Logger, type TimerHandle } from '@tenure/client';
@@ -165,7 +164,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
       if (this.selectorState !== 'started') return;
       let lease: Lease;
       try {
-        lease = await this.mutex.acquire({ signal: this.lifetime.signal });
+        lease = await this.mutex.acquire({ signal: this.lifetime.signal, keepNodeUntilRelease: true });
       } catch (err) {
         if (this.selectorState !== 'started' || err instanceof ClosedError) return;
         if (err instanceof AbortError && this.lifetime.signal.aborted) return;

@@ -1,6 +1,6 @@
 /** LeaderSelector on the embedded server: terms, requeue, errors, interruption, faults, close. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { Client } from '@tenure/client';
+import { ConnectionState, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderSelector, LeadershipLostError, type Leadership, type TakeLeadership } from '../src/index.js';
 import { Clients, eventually, sleep, startServer, totalWatches } from './harness.js';
@@ -217,6 +217,62 @@ describe('faults', () => {
     hb.release();
     await eventually(() => aTerms === 2, 3000, 'a leads again');
     stop!(); // this takeLeadership ignores its signal: close() would wait for it
+  });
+
+  test('a takeLeadership slow to honour its signal after a reconnect on the same session: nobody else leads until it returns', async () => {
+    const [a, b, c] = await clients.openMany(3);
+    const recorder = new LeadershipRecorder();
+    let returnedAt: number | null = null;
+    let aTerms = 0;
+    const sa = selector(
+      a!,
+      'a',
+      async (signal) => {
+        aTerms++;
+        if (aTerms > 1) return; // a requeued term: hand over at once
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        await sleep(1000); // ignores the abort for a while
+        returnedAt = recorder.now;
+      },
+      true,
+    );
+    const hb = holder();
+    const hc = holder();
+    const sb = selector(b!, 'b', hb.take, true);
+    const sc = selector(c!, 'c', hc.take, true);
+    recorder.attach('a', sa);
+    recorder.attach('b', sb);
+    recorder.attach('c', sc);
+    sa.start();
+    await eventually(() => aTerms === 1, 3000, 'a leads');
+    const term = sa.leadership!;
+    sb.start();
+    sc.start();
+    await eventually(() => children().length === 3, 3000, 'b and c queued');
+    const aNode = term.path;
+    const session = a!.sessionId;
+    server.dropConnection(session);
+    await eventually(() => term.signal.aborted, 3000, 'the signal aborts');
+    expect((term.signal.reason as LeadershipLostError).end).toBe('suspended');
+    await eventually(() => a!.state === ConnectionState.RECONNECTED, 5000, 'a reconnects');
+    expect(a!.sessionId).toBe(session);
+    // Still running takeLeadership: our node holds the election, nobody else leads.
+    expect(returnedAt).toBeNull();
+    expect(server.node(aNode)).toBeDefined();
+    expect(hb.running() || hc.running()).toBe(false);
+    await eventually(() => returnedAt !== null, 5000, 'takeLeadership returns');
+    await eventually(() => hb.running() || hc.running(), 5000, 'the next selector leads');
+    expect(server.node(aNode)).toBeUndefined();
+    recorder.assertSafe();
+    // Every term after a's first began only after its takeLeadership returned.
+    const later = recorder.events.filter((e) => e.kind === 'isLeader').slice(1);
+    expect(later.length).toBeGreaterThan(0);
+    for (const e of later) expect(e.t).toBeGreaterThanOrEqual(returnedAt!);
+    const aNotLeader = recorder.events.find((e) => e.who === 'a' && e.kind === 'notLeader')!;
+    expect(aNotLeader.end).toBe('suspended');
+    expect(later[0]!.t).toBeGreaterThanOrEqual(aNotLeader.t);
+    // a requeued behind the others.
+    await eventually(() => children().length === 3, 3000, 'a requeued');
   });
 
   test('an expired session: the signal aborts, the next selector leads with a larger token', async () => {

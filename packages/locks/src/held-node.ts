@@ -10,7 +10,9 @@
  * - the client closing ends it.
  *
  * Ending aborts `signal` with a LeaseLostError and deletes the node with a guaranteed delete (even if
- * it survived a reconnect): a lease, once lost, is never silently valid again.
+ * it survived a reconnect): a lease, once lost, is never silently valid again. With
+ * `keepNodeUntilRelease` a lease that ends by itself aborts its signal just the same but keeps its
+ * node until release(), so the next holder waits for our work to stop (Curator's LeaderSelector).
  */
 import {
   ConnectionState,
@@ -26,6 +28,11 @@ import { clientClosedSignal } from './client-closed.js';
 export interface HeldNodeOptions {
   /** Called with the node's data when it is first read and whenever it changes while held. */
   onData?: (data: Buffer, node: HeldNode) => void;
+  /**
+   * When the lease ends by itself (error state, lost session, not ours), keep the node until
+   * release() instead of deleting it at once. The signal still aborts at once.
+   */
+  keepNodeUntilRelease?: boolean;
 }
 
 export class HeldNode {
@@ -35,7 +42,10 @@ export class HeldNode {
   /** The session that owns the node. */
   readonly sessionId: bigint;
   private readonly controller = new AbortController();
-  private state: 'held' | 'ended' = 'held';
+  /** `kept`: ended, but the node waits for release() (keepNodeUntilRelease). */
+  private state: 'held' | 'kept' | 'ended' = 'held';
+  /** Set once the node is handed out: a node refused at construction is abandoned by the queue. */
+  private keepUntilRelease = false;
   private deleting: Promise<void> | null = null;
   private readonly clientClosed: AbortSignal;
   private readonly onClientClosed = (): void => this.end('closed');
@@ -63,6 +73,7 @@ export class HeldNode {
       this.end('not-owner');
       return;
     }
+    this.keepUntilRelease = options.keepNodeUntilRelease === true;
     // Armed once the caller has run on: a lease released at once never needs the watch (and its
     // read would delay the delete). A deletion before the watch is armed shows in the arming read.
     setImmediate(() => {
@@ -74,15 +85,33 @@ export class HeldNode {
     return this.state === 'held';
   }
 
+  /** True when the lease has ended but its node is kept until release() (keepNodeUntilRelease). */
+  get awaitingRelease(): boolean {
+    return this.state === 'kept';
+  }
+
   /** Ends the lease (the signal aborts with `end`) and deletes the node; resolves once it is gone or its session is. */
   release(end: LeaseEnd = 'released'): Promise<void> {
-    this.end(end);
+    if (this.state === 'kept') {
+      this.state = 'ended';
+      if (this.client.closed || this.client.sessionId !== this.sessionId) {
+        // Our session ended (LOST) or the client closed: the ephemeral is gone, or going, with it.
+        this.dropWatch();
+        this.deleting = Promise.resolve();
+      } else {
+        this.deleting = this.deleteNode();
+      }
+    } else {
+      this.end(end);
+    }
     return this.deleting ?? Promise.resolve();
   }
 
   private end(end: LeaseEnd): void {
-    if (this.state === 'ended') return;
-    this.state = 'ended';
+    if (this.state !== 'held') return;
+    // Decided before the signal aborts, so its listeners see whether the node awaits release().
+    const keep = this.keepUntilRelease && end !== 'released' && end !== 'closed' && end !== 'deleted' && !this.client.closed;
+    this.state = keep ? 'kept' : 'ended';
     this.client.off('stateChanged', this.onState);
     this.clientClosed.removeEventListener('abort', this.onClientClosed);
     this.controller.abort(new LeaseLostError(this.path, end));
@@ -90,6 +119,11 @@ export class HeldNode {
       // Gone already, or the client's close ends the session and its ephemerals.
       this.deleting = Promise.resolve();
       this.dropWatch();
+      return;
+    }
+    if (keep) {
+      // The node stays until release(); the watch stays too (it ignores events from now on).
+      if (end === 'lost' || end === 'not-owner') this.dropWatch();
       return;
     }
     // Our own delete fires the node watch, which removes it on both sides; when the session is

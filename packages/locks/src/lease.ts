@@ -48,6 +48,7 @@ export class Holding {
     readonly node: HeldNode,
     readonly owner: unknown,
     private readonly onFree: (h: Holding) => void,
+    private readonly onReleased: (h: Holding) => void = () => {},
   ) {
     node.signal.addEventListener('abort', () => this.free(), { once: true });
   }
@@ -69,6 +70,7 @@ export class Holding {
     if (this.count > 0) this.count--;
     if (this.count > 0) return Promise.resolve();
     this.free();
+    this.onReleased(this);
     return this.node.release();
   }
 
@@ -119,6 +121,8 @@ class LeaseHandle implements Lease {
 export class Holdings {
   private readonly byOwner = new Map<unknown, Holding | Promise<Holding>>();
   private readonly live = new Set<Holding>();
+  /** Holdings whose node has not been released yet (lost ones included). */
+  private readonly open = new Set<Holding>();
 
   /** The live holding of `owner`, if any. */
   current(owner: unknown): Holding | undefined {
@@ -132,6 +136,11 @@ export class Holdings {
     return [...this.live];
   }
 
+  /** Every holding whose node is still ours to release: the live ones and the lost ones kept until release (keepNodeUntilRelease). */
+  get unreleased(): readonly Holding[] {
+    return [...this.open].filter((h) => h.node.isHeld() || h.node.awaitingRelease);
+  }
+
   /**
    * A lease for `owner`: another hold of its live node, or a new node from `fresh`.
    * `wrap` sees the holding before the lease is returned (revocation wiring).
@@ -142,6 +151,7 @@ export class Holdings {
         // A node lost between its grant and now is already being deleted: queue again.
         const node = await fresh();
         if (node.isHeld()) return this.adopt(node, undefined, wrap).lease();
+        discard(node);
         scope.check();
         continue;
       }
@@ -162,6 +172,7 @@ export class Holdings {
       try {
         const h = await pending;
         if (h.node.isHeld()) return h.lease();
+        discard(h.node);
       } finally {
         if (this.byOwner.get(owner) === pending) this.byOwner.delete(owner);
       }
@@ -169,15 +180,27 @@ export class Holdings {
   }
 
   private adopt(node: HeldNode, owner: unknown, wrap?: (h: Holding) => void): Holding {
-    const h = new Holding(node, owner, (x) => {
-      this.live.delete(x);
-      if (owner !== undefined && this.byOwner.get(owner) === x) this.byOwner.delete(owner);
-    });
+    const h = new Holding(
+      node,
+      owner,
+      (x) => {
+        this.live.delete(x);
+        if (!x.node.awaitingRelease) this.open.delete(x);
+        if (owner !== undefined && this.byOwner.get(owner) === x) this.byOwner.delete(owner);
+      },
+      (x) => this.open.delete(x),
+    );
     if (node.isHeld()) {
       this.live.add(h);
+      this.open.add(h);
       if (owner !== undefined) this.byOwner.set(owner, h);
     }
     wrap?.(h);
     return h;
   }
+}
+
+/** A node lost before it was handed out: one kept until release (keepNodeUntilRelease) is released now. */
+function discard(node: HeldNode): void {
+  if (node.awaitingRelease) node.release().catch(() => {});
 }

@@ -13,6 +13,9 @@
  * explicit `owner` makes acquires of that owner share one node (with a count); the node is deleted
  * when the last of its leases is released.
  *
+ * Lost leases: by default a lease that ends by itself deletes its node at once; with the acquire
+ * option `keepNodeUntilRelease` the node stays until release() (see held-node.ts).
+ *
  * Revocation: Curator's cooperative protocol. After makeRevocable(listener), a holder whose node's
  * data is set to `__REVOKE__` (Revoker.attemptRevoke, from Tenure or Curator) has its listener
  * called with the lease; releasing is up to the listener.
@@ -37,6 +40,16 @@ export interface AcquireOptions extends WaitOptions {
    * same node and token. Without an owner, every acquire queues for the lock.
    */
   owner?: unknown;
+  /**
+   * When the lease ends by itself (SUSPENDED under the `standard` errorPolicy, LOST, READ_ONLY, our
+   * node not ours), keep our node until `release()` instead of deleting it at once: the signal
+   * still aborts and isHeld() turns false at once, but the next waiter is not granted the lock
+   * before you release, so work that is slow to stop cannot overlap the next holder's (Curator's
+   * behaviour). release() then deletes it with a guaranteed delete; after LOST the node went with
+   * the session and release() resolves at once. Default false: the node is deleted at once.
+   * With an `owner`, the first acquire of the shared node decides.
+   */
+  keepNodeUntilRelease?: boolean;
 }
 
 /** Called when someone asks the holder to give the lock up (`__REVOKE__`). */
@@ -87,6 +100,7 @@ export class Mutex implements AsyncDisposable {
         sortKey: (name) => this.sortKey(name),
         decide: (sorted, ours) => this.decide(sorted, ours, owner),
         held: {
+          keepNodeUntilRelease: options.keepNodeUntilRelease === true,
           onData: (data) => {
             if (!this.revocation || !data.equals(REVOKE_MESSAGE)) return;
             if (holding) fire(holding);
@@ -151,7 +165,7 @@ export class Mutex implements AsyncDisposable {
     if (this.isClosed) return;
     this.isClosed = true;
     for (const s of this.scopes) s.abort(new ClosedError(`lock ${this.path}`));
-    await Promise.allSettled(this.holdings.all.map((h) => h.node.release('closed')));
+    await Promise.allSettled(this.holdings.unreleased.map((h) => h.node.release('closed')));
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -89,6 +89,68 @@ describe('Mutex under faults', () => {
     await l2.release();
   });
 
+  it('keepNodeUntilRelease: a suspended lease aborts at once but keeps its node until release(); then the next waiter acquires', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const lease = await new Mutex(a, '/locks/kept').acquire({ keepNodeUntilRelease: true });
+    let granted = false;
+    const next = new Mutex(b, '/locks/kept').acquire().then((l) => {
+      granted = true;
+      return l;
+    });
+    await eventually(() => ephemeralsUnder(server, '/locks/kept').length === 2);
+    const session = a.sessionId;
+    server.dropConnection(session);
+    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    expect(endOf(lease)).toBe('suspended');
+    expect(lease.isHeld()).toBe(false);
+    await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    expect(a.sessionId).toBe(session);
+    await sleep(500);
+    // Back on the same session: the node is still there and the waiter still waits.
+    expect(server.node(lease.path)).toBeDefined();
+    expect(granted).toBe(false);
+    await lease.release();
+    expect(server.node(lease.path)).toBeUndefined();
+    const l2 = await next;
+    expect(l2.fencingToken > lease.fencingToken).toBe(true);
+    await l2.release();
+    expect(ephemeralsUnder(server, '/locks/kept')).toEqual([]);
+  });
+
+  it('keepNodeUntilRelease: after LOST the node went with the session and release() resolves at once', async () => {
+    setup();
+    const a = await clients.open({ errorPolicy: 'session' }); // the lease ends at LOST, not at SUSPENDED
+    const b = await clients.open();
+    const lease = await new Mutex(a, '/locks/kept-lost').acquire({ keepNodeUntilRelease: true });
+    const next = new Mutex(b, '/locks/kept-lost').acquire();
+    await eventually(() => ephemeralsUnder(server, '/locks/kept-lost').length === 2);
+    server.expireSession(a.sessionId);
+    await eventually(() => lease.signal.aborted, 5000, 'the signal');
+    expect(endOf(lease)).toBe('lost');
+    const l2 = await next; // the session's end removed the node: the successor needs no release
+    const t0 = performance.now();
+    await lease.release();
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(ephemeralsUnder(server, '/locks/kept-lost')).toEqual([l2.path]);
+    await l2.release();
+  });
+
+  it('keepNodeUntilRelease: lock.close() deletes a kept node that was never released', async () => {
+    setup();
+    const a = await clients.open();
+    const mutex = new Mutex(a, '/locks/kept-close');
+    const lease = await mutex.acquire({ keepNodeUntilRelease: true });
+    server.dropConnection(a.sessionId);
+    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    expect(server.node(lease.path)).toBeDefined();
+    expect(mutex.isAcquiredInThisProcess()).toBe(false);
+    await mutex.close();
+    expect(ephemeralsUnder(server, '/locks/kept-close')).toEqual([]);
+    await lease.release(); // idempotent
+  });
+
   it('under the session policy a lease survives SUSPENDED and RECONNECTED, and is re-checked', async () => {
     setup();
     const a = await clients.open({ errorPolicy: 'session' });
