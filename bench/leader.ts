@@ -20,25 +20,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { rerunFromSource } from './run-from-source.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-if (!process.env.TSX_TSCONFIG_PATH) {
-  const dir = mkdtempSync(join(tmpdir(), 'tenure-bench-'));
-  const tsconfig = join(dir, 'tsconfig.json');
-  writeFileSync(
-    tsconfig,
-    JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', paths: { '@tenure/*': [join(root, 'packages/*/src/index.ts')] } },
-    }),
-  );
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
-  });
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(r.status ?? 1);
-}
+rerunFromSource(import.meta.url);
 
 const { createClient, RetryPolicies } = await import('@tenure/client');
 type Client = import('@tenure/client').Client;
