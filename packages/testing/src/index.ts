@@ -15,3 +15,4 @@ export type { ZooKeeperSettings } from './zookeeper-node.js';
 export { expireSession, type SessionHandle, type ServerTarget, type ExpireSessionOptions } from './expire-session.js';
 export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
+export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
