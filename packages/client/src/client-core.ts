@@ -4,6 +4,7 @@
  * deletes, orphan clean-up). It runs requests: a fast path straight onto the live connection, and
  * a slow path that waits for a connection and retries under the policy.
  */
+import { setMaxListeners } from 'node:events';
 import { EventEmitter } from 'eventemitter3';
 import {
   ClosedError,
@@ -60,10 +61,13 @@ export class ClientCore {
    * re-syncs that path's server-side watches once the reply arrives.
    */
   onAbandonedWatch: ((fullPath: string) => void) | undefined;
-  /** Aborted at close: stops background work. */
+  /** The servers the transport may connect to. */
+  readonly hosts: readonly string[];
+  /** Aborted first thing in close(): the public `client.closedSignal`. */
+  private readonly closing = new AbortController();
+  /** Aborted at close once in-flight guaranteed deletes had their chance: stops background work. */
   private readonly lifetime = new AbortController();
   private readonly background = new Set<Promise<unknown>>();
-  private readonly closeListeners = new Set<() => void>();
 
   constructor(transport: Transport, opts: ClientOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -76,6 +80,9 @@ export class ClientCore {
     if (policy !== 'standard' && policy !== 'session') throw new RangeError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
     this.errorPolicy = policy;
     this.aclProvider = opts.aclProvider;
+    this.hosts = Object.freeze([...transport.hosts]);
+    // Every pending wait and lease of every recipe on this client listens to it.
+    setMaxListeners(0, this.closing.signal);
     this.authInfo = [...(opts.authInfo ?? [])];
     this.registry = new WatchRegistry(this.logger);
     this.states = new StateDispatcher((s) => this.emitter.emit('stateChanged', s), this.logger);
@@ -94,10 +101,9 @@ export class ClientCore {
     });
   }
 
-  /** Called once when the client closes; returns an unsubscribe function. */
-  onClose(fn: () => void): () => void {
-    this.closeListeners.add(fn);
-    return () => this.closeListeners.delete(fn);
+  /** Aborts with ClosedError when close() begins. */
+  get closedSignal(): AbortSignal {
+    return this.closing.signal;
   }
 
   get lifetimeSignal(): AbortSignal {
@@ -257,8 +263,7 @@ export class ClientCore {
     if (this.closed) return;
     this.closed = true;
     this.logger.info({ sessionId: hex(this.session.sessionId) }, 'closing');
-    for (const fn of [...this.closeListeners]) fn();
-    this.closeListeners.clear();
+    this.closing.abort(new ClosedError('client'));
     // Guaranteed deletes in flight on a live connection get one read timeout to land.
     if (this.session.connection !== null) await this.deletes.flush(Math.min(Math.max(100, this.session.readTimeoutMs), CLOSE_WAIT_MS));
     this.lifetime.abort(new ClosedError('client'));

@@ -29,7 +29,7 @@ import {
   type StatResponse,
   type Stat,
 } from '@tenure/protocol';
-import { abortReason, type Clock, type TimerHandle } from './clock.js';
+import type { Clock } from './clock.js';
 import type { ClientCore, ClientEvents } from './client-core.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
@@ -41,9 +41,14 @@ import { aclFor } from './options.js';
 import { PersistentWatchHandle, type PersistentWatch } from './persistent-watch.js';
 import { newProtectedId, protectedCreate } from './protected-create.js';
 import { checkRequestSize, toBuffer, type NodeData } from './request-size.js';
-import type { RetryPolicy } from './retry-policies.js';
+import { backoffMs, type RetryPolicy } from './retry-policies.js';
 import { Transaction } from './transaction.js';
 import type { PersistentWatchEvent, WatchCallback } from './watch-events.js';
+import { WaitScope, type WaitOptions } from './wait-scope.js';
+import { WatchTracker } from './watch-tracker.js';
+import { childLogger, type Logger } from './logger.js';
+
+export type { WaitOptions } from './wait-scope.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -115,11 +120,6 @@ export interface RemoveWatchesOptions extends OperationOptions {
   quietly?: boolean;
 }
 
-export interface WaitOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
 export type MultiReadOp = { type: 'getData'; path: string } | { type: 'getChildren'; path: string };
 export type MultiReadResult =
   | { type: 'getData'; path: string; data: Buffer; stat: Stat }
@@ -149,6 +149,8 @@ export class Client {
     private readonly core: ClientCore,
     private readonly ns: Namespace,
     private readonly isRoot: boolean,
+    /** Set on a `trackingWatches()` view: the watches `removeAllWatches()` takes back. */
+    private readonly tracker: WatchTracker | null = null,
   ) {
     if (isRoot) core.onAbandonedWatch = (full) => void this.resyncOnServer(full, undefined);
   }
@@ -240,31 +242,111 @@ export class Client {
     const current = this.core.states.state;
     if (current !== null && targets.includes(current)) return Promise.resolve(current);
     if (this.core.closed) return Promise.reject(new ClosedError('client'));
-    const { signal, timeoutMs } = options;
-    if (signal?.aborted) return Promise.reject(abortReason(signal, 'waitForState'));
-    const clock = this.core.clock;
-    return new Promise((resolve, reject) => {
-      let timer: TimerHandle | null = null;
-      const finish = (f: () => void): void => {
-        unobserve();
-        offClose();
-        if (timer !== null) clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        f();
-      };
-      const unobserve = this.core.states.observe((s) => {
-        if (targets.includes(s)) finish(() => resolve(s));
-      });
-      const offClose = this.core.onClose(() => finish(() => reject(new ClosedError('client'))));
-      const onAbort = (): void => finish(() => reject(abortReason(signal!, 'waitForState')));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) {
-        timer = clock.setTimeout(
-          () => finish(() => reject(new TimeoutError(`state ${targets.join('|')} not reached within ${timeoutMs} ms`, timeoutMs))),
-          timeoutMs,
-        );
-      }
+    const scope = new WaitScope('waitForState', options, {
+      clock: this.core.clock,
+      closed: this.core.closedSignal,
+      timeoutError: (ms) => new TimeoutError(`state ${targets.join('|')} not reached within ${ms} ms`, ms),
     });
+    if (scope.aborted) return Promise.reject(scope.reason);
+    return new Promise<ConnectionState>((resolve, reject) => {
+      const unobserve = this.core.states.observe((s) => {
+        if (!targets.includes(s)) return;
+        finish();
+        resolve(s);
+      });
+      const onOver = (): void => {
+        finish();
+        reject(scope.reason);
+      };
+      const finish = (): void => {
+        unobserve();
+        scope.signal.removeEventListener('abort', onOver);
+        scope.dispose();
+      };
+      scope.signal.addEventListener('abort', onOver, { once: true });
+    });
+  }
+
+  // ---- the recipe kit ----
+
+  /**
+   * Aborts, with a ClosedError reason, when the client closes. One signal for the client's whole
+   * life (it exists before start()), shared by its namespace and tracking views.
+   */
+  get closedSignal(): AbortSignal {
+    return this.core.closedSignal;
+  }
+
+  /** The client's logger (silent unless one was injected); recipes log through `childLogger`. */
+  get logger(): Logger {
+    return this.core.logger;
+  }
+
+  /** A child of the client's logger with `bindings` (e.g. `{ recipe: 'mutex', path }`). */
+  childLogger(bindings: Record<string, unknown>): Logger {
+    return childLogger(this.core.logger, bindings);
+  }
+
+  /**
+   * The one waiting primitive: a scope whose `signal` joins `options.signal`, `options.timeoutMs`
+   * on the client's clock and the client's close; its reason is the typed error (AbortError,
+   * TimeoutError, ClosedError). Dispose it (`using`, or `dispose()`) when the wait ends.
+   * `what` names the wait in its errors.
+   */
+  waitScope(options: WaitOptions | undefined, what: string): WaitScope {
+    return new WaitScope(what, options, { clock: this.core.clock, closed: this.core.closedSignal });
+  }
+
+  /**
+   * Waits for `task` (a promise, or a function given the wait's signal) under `options`: it
+   * settles as the task does, or rejects with TimeoutError, AbortError or ClosedError.
+   */
+  async wait<T>(task: PromiseLike<T> | ((signal: AbortSignal) => PromiseLike<T>), options: WaitOptions | undefined, what: string): Promise<T> {
+    using scope = this.waitScope(options, what);
+    scope.check();
+    return await scope.race(typeof task === 'function' ? task(scope.signal) : task);
+  }
+
+  /**
+   * The pause before attempt `attempt` (0, 1, ...) of work a recipe retries until it succeeds or
+   * closes, under `policy` (default: the client's retry policy). See RetryPolicy.delayMs.
+   */
+  backoffMs(attempt: number, policy: RetryPolicy = this.core.retryPolicy): number {
+    return backoffMs(policy, attempt);
+  }
+
+  /**
+   * A view of this client (same session and namespace) that remembers every watch set through it:
+   * `removeAllWatches()` takes them all back, on the server too (Curator's
+   * newWatcherRemoveCuratorFramework). A recipe sets its watches through one and calls it on close.
+   */
+  trackingWatches(): Client {
+    return new Client(this.core, this.ns, false, new WatchTracker(this.core.registry));
+  }
+
+  /**
+   * On a `trackingWatches()` view: removes every watch set through it that is still registered
+   * (one-shot callbacks get their *WatchRemoved event; persistent watches close) and re-syncs the
+   * server's watches on those paths. Elsewhere it does nothing. Never rejects.
+   */
+  async removeAllWatches(): Promise<void> {
+    const tracker = this.tracker;
+    if (tracker === null) return;
+    const { paths, persistent } = tracker.takeAll();
+    await Promise.all([
+      ...paths.map((full) => this.resyncOnServer(full, undefined).catch(() => {})),
+      ...persistent.map((w) => w.close().catch(() => {})),
+    ]);
+  }
+
+  /** How many watches set through this tracking view are still registered (0 on other views). */
+  get trackedWatchCount(): number {
+    return this.tracker?.size ?? 0;
+  }
+
+  /** The servers this client may connect to, as its transport names them (a connect string's hosts). */
+  get hosts(): readonly string[] {
+    return this.core.hosts;
   }
 
   // ---- lifecycle ----
@@ -304,7 +386,7 @@ export class Client {
 
   /** A view of the same session with another namespace (absolute, as in Curator; '' for none). */
   usingNamespace(namespace: string | null): Client {
-    return new Client(this.core, new Namespace(namespace), false);
+    return new Client(this.core, new Namespace(namespace), false, this.tracker);
   }
 
   // ---- reads ----
@@ -315,12 +397,9 @@ export class Client {
       const full = this.full(path);
       const watch = options?.watch;
       if (watch === undefined) return this.core.run({ type: OpCode.exists, path: full, watch: false }, options?.signal, path, mapExists);
-      const registry = this.core.registry;
-      const ns = this.ns;
       return this.core.run({ type: OpCode.exists, path: full, watch: true }, options?.signal, path, mapExists, (r) => {
-        if (!watch) return;
-        if (r.err === 0) registry.addOneShot('data', full, watch, ns);
-        else if (r.err === ErrorCode.NONODE) registry.addOneShot('exist', full, watch, ns);
+        if (r.err === 0) this.addOneShot('data', full, watch);
+        else if (r.err === ErrorCode.NONODE) this.addOneShot('exist', full, watch);
       });
     } catch (err) {
       return Promise.reject(err);
@@ -332,10 +411,8 @@ export class Client {
       const full = this.full(path);
       const watch = options?.watch;
       if (watch === undefined) return this.core.run({ type: OpCode.getData, path: full, watch: false }, options?.signal, path, mapGetData);
-      const ns = this.ns;
-      const registry = this.core.registry;
       return this.core.run({ type: OpCode.getData, path: full, watch: true }, options?.signal, path, mapGetData, (r) => {
-        if (r.err === 0) registry.addOneShot('data', full, watch, ns);
+        if (r.err === 0) this.addOneShot('data', full, watch);
       });
     } catch (err) {
       return Promise.reject(err);
@@ -347,8 +424,6 @@ export class Client {
     try {
       const full = this.full(path);
       const watch = options?.watch;
-      const ns = this.ns;
-      const registry = this.core.registry;
       return this.core.run(
         { type: OpCode.getChildren2, path: full, watch: watch !== undefined },
         options?.signal,
@@ -358,7 +433,7 @@ export class Client {
           return r.response!;
         },
         watch && ((r) => {
-          if (r.err === 0) registry.addOneShot('child', full, watch, ns);
+          if (r.err === 0) this.addOneShot('child', full, watch);
         }),
       );
     } catch (err) {
@@ -556,6 +631,7 @@ export class Client {
       if (r.err !== 0) throw KeeperError.from(r.err, path);
       core.registry.addPersistent(full, recursive, handle);
     });
+    this.tracker?.addPersistent(handle);
     return handle;
   }
 
@@ -575,9 +651,7 @@ export class Client {
       if (watcher === undefined || typeof watcher === 'function') removed += registry.removeOneShot(full, type, watcher).removed;
     }
     const dropPersistent = (recursive: boolean): void => {
-      const sinks = (recursive ? registry.recursive : registry.persistent).get(full);
-      if (!sinks) return;
-      for (const s of [...sinks]) {
+      for (const s of registry.persistentAt(full, recursive)) {
         if (watcher !== undefined && (s as unknown) !== watcher) continue;
         registry.removePersistent(full, recursive, s);
         s.end();
@@ -592,6 +666,11 @@ export class Client {
   }
 
   // ---- internals ----
+
+  private addOneShot(kind: 'data' | 'exist' | 'child', full: string, watch: WatchCallback): void {
+    this.core.registry.addOneShot(kind, full, watch, this.ns);
+    this.tracker?.addOneShot(kind, full, watch);
+  }
 
   private full(path: string): string {
     return this.ns.toServer(checkPath(path));
@@ -638,14 +717,7 @@ export class Client {
     const core = this.core;
     const conn = core.session.connection;
     if (conn === null || core.closed) return;
-    const r = core.registry;
-    const keep = {
-      dataWatches: r.data.has(full) ? [full] : [],
-      existWatches: r.exist.has(full) ? [full] : [],
-      childWatches: r.child.has(full) ? [full] : [],
-      persistentWatches: r.persistent.has(full) ? [full] : [],
-      persistentRecursiveWatches: r.recursive.has(full) ? [full] : [],
-    };
+    const keep = core.registry.listsFor(full);
     const requests: Request[] = [{ type: OpCode.removeWatches, path: full, watcherType: WatcherType.Any }, ...setWatchesBatches(keep, core.session.lastZxid)];
     try {
       const replies = await Promise.all(requests.map((req) => core.send(conn, req, signal, full)));

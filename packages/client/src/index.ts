@@ -14,12 +14,12 @@ export {
   type OperationOptions,
   type RemoveWatchesOptions,
   type VersionOptions,
-  type WaitOptions,
   type WatchOptions,
 } from './client.js';
+export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
 export type { ClientEvents } from './client-core.js';
 export { ConnectionState, type ErrorPolicy } from './connection-state.js';
-export { RetryPolicies, isRetryableError, type RetryPolicy } from './retry-policies.js';
+export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';
 export type { ClientOptions, AclProvider } from './options.js';
 export type { AuthInfo } from './session.js';
 export type { PersistentWatch } from './persistent-watch.js';
@@ -28,7 +28,7 @@ export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, Persis
 export { DataTooLargeError, NotStartedError, TransactionError, type TransactionOpResult } from './errors.js';
 export { PROTECTED_PREFIX, protectedPrefix, protectedIdOf, unprotectedName, newProtectedId } from './protected-create.js';
 export { systemClock, type Clock, type TimerHandle } from './clock.js';
-export { silentLogger, type Logger } from './logger.js';
+export { silentLogger, childLogger, type Logger } from './logger.js';
 export type { NodeData } from './request-size.js';
 
 // What users of the client need from the protocol package, so one import suffices.

@@ -172,6 +172,36 @@ export class WatchRegistry {
     };
   }
 
+  /** Removes one one-shot callback of `kind` on `path` (it receives its *WatchRemoved event); false if it was not there. */
+  removeOneShotOf(kind: OneShotKind, path: string, callback: WatchCallback): boolean {
+    const map = this[kind];
+    const w = map.get(path);
+    const ns = w?.get(callback);
+    if (!w || ns === undefined) return false;
+    w.delete(callback);
+    if (w.size === 0) map.delete(path);
+    this.call(callback, { type: kind === 'child' ? 'ChildWatchRemoved' : 'DataWatchRemoved', path: ns.fromServer(path) });
+    return true;
+  }
+
+  /** Which kinds of watch we hold on `path`, as SetWatches lists (for re-syncing one path). */
+  listsFor(path: string): WatchLists {
+    const at = (has: boolean): string[] => (has ? [path] : []);
+    return {
+      dataWatches: at(this.data.has(path)),
+      existWatches: at(this.exist.has(path)),
+      childWatches: at(this.child.has(path)),
+      persistentWatches: at(this.persistent.has(path)),
+      persistentRecursiveWatches: at(this.recursive.has(path)),
+    };
+  }
+
+  /** Persistent sinks of a mode on `path` (a copy). */
+  persistentAt(path: string, recursive: boolean): PersistentSink[] {
+    const sinks = (recursive ? this.recursive : this.persistent).get(path);
+    return sinks ? [...sinks] : [];
+  }
+
   /** Every path, by kind, for SetWatches / SetWatches2. */
   collect(): WatchLists {
     return {
