@@ -1,0 +1,71 @@
+/**
+ * The client README's "Writing a recipe": the OneShotBarrier it builds on the kit works as the
+ * README says, leaves nothing behind, and the README shows exactly the tested file.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AbortError, ClosedError, TimeoutError } from '@tenure/client';
+import { TestClients, sleep, startTestServer } from '@tenure/testing';
+import type { EmbeddedServer } from '@tenure/server';
+import { OneShotBarrier } from '../../examples/one-shot-barrier.js';
+
+let server: EmbeddedServer;
+let clients: TestClients;
+afterEach(async () => {
+  await clients?.closeAll();
+  await server?.close();
+});
+
+function setup(): void {
+  server = startTestServer();
+  clients = new TestClients(() => server.transport());
+}
+
+describe('Writing a recipe: OneShotBarrier', () => {
+  it('holds every waiter until lowered, then lets them all pass', async () => {
+    setup();
+    const [a, b, c] = await clients.openMany(3);
+    await using gate = new OneShotBarrier(a!, '/gates/start');
+    await gate.raise();
+    await gate.raise(); // raising a raised barrier is fine
+    await using w1 = new OneShotBarrier(b!, '/gates/start');
+    await using w2 = new OneShotBarrier(c!, '/gates/start');
+    let passed = 0;
+    const waits = [w1.passed().then(() => passed++), w2.passed().then(() => passed++)];
+    await sleep(200);
+    expect(passed).toBe(0);
+    await gate.lower();
+    await Promise.all(waits);
+    expect(passed).toBe(2);
+    await expect(w1.passed()).resolves.toBeUndefined(); // a lowered barrier passes at once
+  });
+
+  it('a wait rejects with TimeoutError, AbortError or ClosedError, and close leaves no watch on the server', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const gate = new OneShotBarrier(a!, '/gate');
+    await gate.raise();
+    const waiter = new OneShotBarrier(b!, '/gate');
+    await expect(waiter.passed({ timeoutMs: 100 })).rejects.toBeInstanceOf(TimeoutError);
+    const ac = new AbortController();
+    const aborted = waiter.passed({ signal: ac.signal });
+    ac.abort();
+    await expect(aborted).rejects.toBeInstanceOf(AbortError);
+    expect(server.watchCounts().get(b!.sessionId)).toBeGreaterThan(0);
+    await waiter.close();
+    expect(server.watchCounts().get(b!.sessionId) ?? 0).toBe(0);
+    const pending = waiter.passed();
+    await b!.close();
+    await expect(pending).rejects.toBeInstanceOf(ClosedError);
+    await gate.close();
+  });
+
+  it('is the code the client README shows', () => {
+    const readme = readFileSync(new URL('../../packages/client/README.md', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../examples/one-shot-barrier.ts', import.meta.url), 'utf8');
+    const body = source.slice(source.indexOf('import '));
+    expect(readme).toContain('## Writing a recipe');
+    expect(readme).toContain(body.trim());
+    expect(body.split('\n').length).toBeLessThan(50);
+  });
+});
