@@ -13,6 +13,8 @@ export interface SessionHandle {
   /** The session password (a client exposes it as `sessionPassword`; a Connection as `passwd`). */
   readonly sessionPassword?: Buffer;
   readonly passwd?: Buffer;
+  /** The servers the session's client may connect to (a client exposes them as `hosts`). */
+  readonly hosts?: readonly string[];
 }
 
 /** Where to reach the ensemble: a connect string or anything with one (TestingServer, TestingCluster). */
@@ -27,13 +29,13 @@ const IGNORE: ConnectionHandlers = { onEvent() {}, onClose() {} };
 
 /**
  * Expires `session` on the servers of `target` (any server of the ensemble will do; each is tried
- * in turn until one answers). Resolves once the server acknowledged closeSession, or at once if the
- * session is already gone.
+ * in turn until one answers), by default on the servers the client itself connects to. Resolves
+ * once the server acknowledged closeSession, or at once if the session is already gone.
  */
-export async function expireSession(session: SessionHandle, target: ServerTarget, options: ExpireSessionOptions = {}): Promise<void> {
+export async function expireSession(session: SessionHandle, target?: ServerTarget, options: ExpireSessionOptions = {}): Promise<void> {
   const passwd = session.sessionPassword ?? session.passwd;
   if (session.sessionId === 0n || !passwd) throw new Error('expireSession: the client has no session yet');
-  const connectString = typeof target === 'string' ? target : target.connectString;
+  const connectString = target === undefined ? ownServers(session) : typeof target === 'string' ? target : target.connectString;
   // The chroot does not matter for closeSession.
   const transport = zookeeper(connectString.replace(/\/.*$/, ''));
   const deadline = AbortSignal.timeout(options.timeoutMs ?? 10_000);
@@ -60,4 +62,13 @@ export async function expireSession(session: SessionHandle, target: ServerTarget
     }
   }
   throw new Error(`expireSession: no server of ${connectString} closed session 0x${session.sessionId.toString(16)}`, { cause: lastError });
+}
+
+/** The client's own servers as a connect string (a ZooKeeper transport's hosts are host:port). */
+function ownServers(session: SessionHandle): string {
+  const hosts = session.hosts ?? [];
+  if (hosts.length === 0 || !hosts.every((h) => /:\d+$/.test(h))) {
+    throw new Error(`expireSession: give a target; the client's servers (${hosts.join(',') || 'none'}) are not ZooKeeper host:port addresses`);
+  }
+  return hosts.join(',');
 }

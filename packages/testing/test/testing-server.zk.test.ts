@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectionLossError, CreateMode, OPEN_ACL_UNSAFE, OpCode, type ACL, type CloseReason, type Connection, type ConnectParams } from '@tenure/protocol';
 import { zookeeper } from '@tenure/zookeeper';
+import { ConnectionState, createClient } from '@tenure/client';
 import { FaultProxy, TestingServer, expireSession, fourLetterWord, realZooKeeper } from '@tenure/testing';
 
 const zk = realZooKeeper();
@@ -91,6 +92,22 @@ describe.skipIf(!zk.available)('TestingServer', () => {
     // Expiring an expired session is a no-op.
     await expireSession({ sessionId: a.connection.sessionId, passwd: a.connection.passwd }, server.connectString);
     watcher.connection.close();
+  });
+
+  test('expireSession(client) needs no target: it uses the servers the client connects to', async () => {
+    const client = createClient({ connectString: `${server.connectString}/chrooted`, sessionTimeoutMs: 4000 });
+    try {
+      await client.start();
+      const lost = client.waitForState(ConnectionState.LOST, { timeoutMs: 10_000 });
+      const oldId = client.sessionId;
+      await expireSession(client);
+      await lost;
+      await client.waitForState(ConnectionState.CONNECTED, { timeoutMs: 10_000 });
+      expect(client.sessionId).not.toBe(oldId);
+    } finally {
+      await client.close();
+    }
+    await expect(expireSession({ sessionId: 1n, passwd: Buffer.alloc(16), hosts: ['embedded'] })).rejects.toThrow(/give a target/);
   });
 
   test('stop() and restart() keep the data and sessions; the port stays the same', async () => {
