@@ -40,25 +40,29 @@ export async function expireSession(session: SessionHandle, target?: ServerTarge
   const transport = zookeeper(connectString.replace(/\/.*$/, ''));
   const deadline = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   let lastError: unknown;
-  for (const host of transport.hosts) {
-    try {
-      const result = await transport.connect(
-        host,
-        { sessionId: session.sessionId, passwd, lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false, signal: deadline },
-        IGNORE,
-      );
-      if (result.kind === 'expired') return;
-      const conn = result.connection;
+  // ZooKeeper may close our second connection along with the session before its closeSession
+  // answer is flushed: the next round's re-attach is then answered "expired", which settles it.
+  for (let round = 0; round < 3 && !deadline.aborted; round++) {
+    for (const host of transport.hosts) {
       try {
-        const reply = await conn.send({ type: OpCode.closeSession });
-        if (reply.err !== 0) throw new Error(`closeSession answered error ${reply.err}`);
-        return;
-      } finally {
-        conn.close();
+        const result = await transport.connect(
+          host,
+          { sessionId: session.sessionId, passwd, lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false, signal: deadline },
+          IGNORE,
+        );
+        if (result.kind === 'expired') return;
+        const conn = result.connection;
+        try {
+          const reply = await conn.send({ type: OpCode.closeSession });
+          if (reply.err !== 0) throw new Error(`closeSession answered error ${reply.err}`);
+          return;
+        } finally {
+          conn.close();
+        }
+      } catch (error) {
+        lastError = error;
+        if (deadline.aborted) break;
       }
-    } catch (error) {
-      lastError = error;
-      if (deadline.aborted) break;
     }
   }
   throw new Error(`expireSession: no server of ${connectString} closed session 0x${session.sessionId.toString(16)}`, { cause: lastError });
