@@ -13,25 +13,19 @@
  *    instance can take over the same path meanwhile. Our watches are removed.
  */
 import { EventEmitter } from 'eventemitter3';
-import { CreateMode, NodeExistsError, NoNodeError, type ACL, type Client, type NodeData, type TimerHandle } from '@tenure/client';
+import { CreateMode, NodeExistsError, NoNodeError, type Client, type NodeData, type TimerHandle, type WaitOptions } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { PersistentNode, type PersistentNodeEvents } from './persistent-node.js';
-import type { WaitOptions } from './waiters.js';
+import { PersistentNode } from './persistent-node.js';
+import type { PersistentNodeEvents, PersistentNodeOptions } from './persistent-node-options.js';
 
-export interface PersistentTtlNodeOptions {
-  /** The (container) node's path. */
-  path: string;
+/** `path` is the container's; `data` its data; the rest as for PersistentNode. */
+export interface PersistentTtlNodeOptions extends Pick<PersistentNodeOptions, 'path' | 'data' | 'useParentCreation' | 'acl' | 'retryPolicy' | 'logger'> {
   /** How long the node outlives the last touch. */
   ttlMs: number;
-  /** The container's data. Default empty. */
-  data?: NodeData | null;
   /** Default 'touch'. */
   childNodeName?: string;
   /** The child is touched every ttlMs / touchScheduleFactor. Default 2. */
   touchScheduleFactor?: number;
-  /** Create missing parents as containers. Default true. */
-  useParentCreation?: boolean;
-  acl?: readonly ACL[];
 }
 
 export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
@@ -64,6 +58,8 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
       data: options.data,
       useParentCreation: options.useParentCreation,
       acl: options.acl,
+      retryPolicy: options.retryPolicy,
+      logger: options.logger,
       deleteOnClose: false,
     });
     this.node.on('created', (p) => {
