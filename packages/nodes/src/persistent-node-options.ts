@@ -3,6 +3,17 @@ import { CreateMode, RetryPolicies, type ACL, type Logger, type NodeData, type R
 import { isTtlMode, validatePath } from '@tenure/protocol';
 import type { NodeConflictError } from './errors.js';
 
+export interface PersistentNodeEvents {
+  /** The node is in place at `path`: we created it, or adopted one that was there. */
+  created: (path: string) => void;
+  /** Our node went (deleted by someone, or with an expired session); it is being re-created. */
+  deleted: (path: string) => void;
+  /** Another live session owns an ephemeral at our path; we leave it and retry. Also an `error`. */
+  conflict: (error: NodeConflictError) => void;
+  /** NoAuth (the node stops), a conflict, or an error the node retries after. */
+  error: (error: Error) => void;
+}
+
 export interface PersistentNodeOptions {
   /** The node's path; with `protection` or a sequential mode, the base the name is made from. */
   path: string;
@@ -32,17 +43,6 @@ export interface PersistentNodeOptions {
   deleteOnClose?: boolean;
   /** Default: a child of the client's logger. */
   logger?: Logger;
-}
-
-export interface PersistentNodeEvents {
-  /** The node is in place at `path`: we created it, or adopted one that was there. */
-  created: (path: string) => void;
-  /** Our node went (deleted by someone, or with an expired session); it is being re-created. */
-  deleted: (path: string) => void;
-  /** Another live session owns an ephemeral at our path; we leave it and retry. Also an `error`. */
-  conflict: (error: NodeConflictError) => void;
-  /** NoAuth (the node stops), a conflict, or an error the node retries after. */
-  error: (error: Error) => void;
 }
 
 /** The options, checked, with their defaults. `retryPolicy` undefined means the client's. */
