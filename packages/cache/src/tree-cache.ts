@@ -342,9 +342,9 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     }
   }
 
-  /** One pump or retry finished: the first load is done when none is left. */
+  /** One pump or retry finished: the first load is done when none is left (reads a closed client failed do not count). */
   private arrive(): void {
-    if (--this.outstanding > 0 || this.isInitialized || this.state !== 'started') return;
+    if (--this.outstanding > 0 || this.isInitialized || this.state !== 'started' || this.client.closedSignal.aborted) return;
     this.isInitialized = true;
     this.endLoad();
     this.publish({ type: 'initialized' });
