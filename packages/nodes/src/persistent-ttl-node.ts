@@ -36,7 +36,9 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   private readonly intervalMs: number;
   private timer: TimerHandle | null = null;
   private touching: Promise<void> | null = null;
-  private closed = false;
+  /** No more touches: closed, or the client closed. */
+  private stopped = false;
+  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly client: Client,
@@ -77,6 +79,7 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
 
   start(): void {
     this.node.start();
+    this.client.closedSignal.addEventListener('abort', this.stopTouching, { once: true });
     this.arm();
   }
 
@@ -93,21 +96,29 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   }
 
   /** Stops touching. The nodes stay until the TTL runs out (then the server removes both). */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
-    this.timer = null;
-    await this.touching;
-    await this.node.close();
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopTouching();
+      this.client.closedSignal.removeEventListener('abort', this.stopTouching);
+      await this.touching;
+      await this.node.close();
+    })();
+    return this.closing;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
+  /** On close, and when the client closes: touching is over. */
+  private readonly stopTouching = (): void => {
+    this.stopped = true;
+    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
+    this.timer = null;
+  };
+
   private arm(): void {
-    if (this.closed) return;
+    if (this.stopped) return;
     this.timer = this.client.clock.setTimeout(() => {
       this.timer = null;
       this.touch();
@@ -116,11 +127,11 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   }
 
   private touch(): void {
-    if (this.closed || this.touching) return;
+    if (this.stopped || this.touching) return;
     this.touching = this.touchOnce()
       .catch((err: unknown) => {
         // NoNode: the container is not there yet (the PersistentNode re-creates it and we touch then).
-        if (!(err instanceof NoNodeError) && !this.closed && err instanceof Error) this.emit('error', err);
+        if (!(err instanceof NoNodeError) && !this.stopped && err instanceof Error) this.emit('error', err);
       })
       .finally(() => (this.touching = null));
   }

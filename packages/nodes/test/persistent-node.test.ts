@@ -1,9 +1,9 @@
 /** PersistentNode on the embedded server: re-creation after deletes, expiry and restarts; protection; ownership; close. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { ClosedError, ConnectionState, CreateMode, NoAuthError, Perms, RetryPolicies, TimeoutError, type Client, type Clock } from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoAuthError, Perms, RetryPolicies, TimeoutError, type Client } from '@tenure/client';
 import { NodeConflictError, PersistentNode, judgeOwnership, type PersistentNodeOptions } from '../src/index.js';
-import { connect, eventually, serverWatches, sleep, startServer } from './harness.js';
+import { connect, countingClock, eventually, serverWatches, sleep, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -276,19 +276,7 @@ describe('PersistentNode', () => {
   it('when its client closes, waits end with ClosedError and no retry stays scheduled', async () => {
     server = startServer();
     const { client: a } = await open();
-    const live = new Set<unknown>();
-    const clock: Clock = {
-      now: () => performance.now(),
-      setTimeout(fn, ms) {
-        const h = setTimeout(() => (live.delete(h), fn()), ms);
-        live.add(h);
-        return h;
-      },
-      clearTimeout(h) {
-        live.delete(h);
-        clearTimeout(h as ReturnType<typeof setTimeout>);
-      },
-    };
+    const clock = countingClock();
     const { client: b } = await open({ clock });
     await a.create('/gone', null);
     await a.create('/gone/x', null, { mode: CreateMode.EPHEMERAL });
@@ -300,7 +288,7 @@ describe('PersistentNode', () => {
     const waiting = node.waitForInitialCreate({ timeoutMs: 60_000 });
     await b.close();
     await expect(waiting).rejects.toBeInstanceOf(ClosedError);
-    expect(live.size).toBe(0);
+    expect(clock.live).toBe(0);
   });
 
   it('setData before the first create is used by it; later data survives re-creation', async () => {
