@@ -4,13 +4,11 @@
  * one-shot getData watches, and an exists watch while the node is missing. It creates no nodes.
  */
 import { EventEmitter } from 'eventemitter3';
-import type { Client } from '@tenure/client';
-import { TreeCache, type CacheEvent, type CachedNode, type TreeCacheEvents, type WaitOptions } from './tree-cache.js';
+import type { Client, WaitOptions } from '@tenure/client';
+import { TreeCache, type CacheEvent, type CachedNode, type TreeCacheEvents, type TreeCacheOptions } from './tree-cache.js';
 
-export interface NodeCacheOptions {
-  /** Default true; false uses one-shot watches (ZooKeeper 3.5). */
-  persistentWatches?: boolean;
-}
+/** As for TreeCache (`persistentWatches: false` uses one-shot watches, for ZooKeeper 3.5). */
+export type NodeCacheOptions = Pick<TreeCacheOptions, 'persistentWatches' | 'retryPolicy' | 'logger'>;
 
 export class NodeCache extends EventEmitter<TreeCacheEvents> implements AsyncIterable<CacheEvent> {
   private readonly cache: TreeCache;

@@ -4,9 +4,9 @@
  * It creates no nodes.
  *
  * Protocol:
- * 1. Watch. Where the server has persistent watches (ZooKeeper 3.6+, the embedded server) one
- *    `addWatch(root, recursive)`; a server that answers UNIMPLEMENTED (3.5), or
- *    `persistentWatches: false`, selects one-shot watches: getData/getChildren with a watch on
+ * 1. Watch (tree-watches.ts). Where the server has persistent watches (ZooKeeper 3.6+, the
+ *    embedded server) one `addWatch(root, recursive)`; a server that answers UNIMPLEMENTED (3.5),
+ *    or `persistentWatches: false`, selects one-shot watches: getData/getChildren with a watch on
  *    every cached node, and exists on a missing root.
  * 2. Load: read the root (getData, getChildren) and, recursively, every child not yet cached.
  * 3. Each event re-reads its node; it never trusts the event alone. Reads of one path run one at a
@@ -16,40 +16,30 @@
  * 4. After LOST (a new session) and whenever the client says events may have been missed (the
  *    persistent watch's `reset`), re-sync: re-read the root and every cached node with its
  *    children. Only real differences are emitted: `changed` when czxid or mzxid differ.
- * 5. close() removes every watch it set, on the server too.
+ * 5. A failed read is retried with backoff from the retry policy; NoAuth is reported, not retried.
+ * 6. close() removes every watch it set, on the server too.
  */
 import { EventEmitter } from 'eventemitter3';
 import {
+  ClosedError,
   ConnectionState,
-  ErrorCode,
-  KeeperError,
   NoAuthError,
   NoNodeError,
   SessionExpiredError,
-  WatcherType,
   isRetryableError,
   type Client,
-  type PersistentWatch,
-  type PersistentWatchEvent,
+  type Logger,
+  type RetryPolicy,
   type Stat,
   type TimerHandle,
-  type WatchEvent,
+  type WaitOptions,
 } from '@tenure/client';
-import { AbortError, ClosedError, TimeoutError, joinPath, validatePath } from '@tenure/protocol';
+import { joinPath, validatePath } from '@tenure/protocol';
+import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
 import { EventStream } from './event-stream.js';
+import { OneShotTreeWatches, PersistentTreeWatch, type TreeReader, type TreeWatches } from './tree-watches.js';
 
-/** One cached node. `data` and `stat` are as the last read returned them. */
-export interface CachedNode {
-  readonly path: string;
-  readonly data: Buffer;
-  readonly stat: Stat;
-}
-
-export type CacheEvent =
-  | { type: 'initialized' }
-  | { type: 'created'; path: string; node: CachedNode }
-  | { type: 'changed'; path: string; node: CachedNode; previous: CachedNode }
-  | { type: 'deleted'; path: string; previous: CachedNode };
+export type { CachedNode, CacheEvent } from './cached-tree.js';
 
 export interface TreeCacheEvents {
   /** The first full load is done (once). */
@@ -66,13 +56,10 @@ export interface TreeCacheOptions {
   persistentWatches?: boolean;
   /** How deep below the root to cache: 0 the root only, 1 the root and its children. Default unlimited. */
   maxDepth?: number;
-  /** First delay before retrying a failed read; doubles up to 5 s. Default 100. */
-  retryMs?: number;
-}
-
-export interface WaitOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  /** Paces the retries of failed reads. Default: the client's retry policy. */
+  retryPolicy?: RetryPolicy;
+  /** Default: a child of the client's logger. */
+  logger?: Logger;
 }
 
 /** Reads of one path: one at a time, with one more queued when asked meanwhile. */
@@ -84,32 +71,28 @@ interface Pump {
 export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIterable<CacheEvent> {
   readonly path: string;
   readonly maxDepth: number;
-  private readonly retryMs: number;
-  private oneShot: boolean;
+  /** Our view of the client: every watch we set goes through it, and close takes them all back. */
+  private readonly client: Client;
+  private readonly retryPolicy: RetryPolicy | undefined;
+  private readonly log: Logger;
+  private readonly tree: CachedTree;
+  private readonly reader: TreeReader;
+  private watches: TreeWatches;
   private state: 'latent' | 'started' | 'closed' = 'latent';
-  private readonly nodes = new Map<string, CachedNode>();
-  /** Cached children's names by parent path. */
-  private readonly kids = new Map<string, Set<string>>();
   private readonly pumps = new Map<string, Pump>();
   private readonly inflight = new Set<Promise<void>>();
   /** Pumps running plus retries scheduled: the first load is done when this reaches 0. */
   private outstanding = 0;
   private isInitialized = false;
-  private readonly initWaiters = new Set<(error: Error | null) => void>();
-  private watch: PersistentWatch | null = null;
-  private arming: Promise<void> | null = null;
-  /** Paths that may hold one of our one-shot watches. */
-  private readonly watched = new Set<string>();
+  /** Settles with the first full load, or rejects when closed before it. */
+  private readonly loaded: Promise<void>;
+  private endLoad!: (error?: Error) => void;
   private readonly timers = new Set<TimerHandle>();
   private failures = 0;
   private sessionLost = false;
   private readonly stream = new EventStream<CacheEvent>();
 
-  constructor(
-    private readonly client: Client,
-    path: string,
-    options: TreeCacheOptions = {},
-  ) {
+  constructor(client: Client, path: string, options: TreeCacheOptions = {}) {
     super();
     if (!client || typeof client.getData !== 'function') throw new TypeError('TreeCache: a client is required');
     validatePath(path);
@@ -117,13 +100,25 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     const maxDepth = options.maxDepth ?? Infinity;
     if (!(maxDepth >= 0)) throw new RangeError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
     this.maxDepth = maxDepth;
-    this.oneShot = options.persistentWatches === false;
-    this.retryMs = options.retryMs ?? 100;
+    this.client = client.trackingWatches();
+    this.retryPolicy = options.retryPolicy;
+    this.log = options.logger ?? client.childLogger({ recipe: 'treeCache', path });
+    this.tree = new CachedTree(path, maxDepth);
+    this.reader = {
+      root: path,
+      isOpen: () => this.state === 'started',
+      refresh: (p, children) => this.refresh(p, children),
+      resync: () => this.resync(),
+      inScope: (p) => this.tree.inScope(p),
+    };
+    this.watches = options.persistentWatches === false ? new OneShotTreeWatches(this.reader) : new PersistentTreeWatch(this.client, maxDepth > 0, this.reader);
+    this.loaded = new Promise((resolve, reject) => (this.endLoad = (error) => (error ? reject(error) : resolve())));
+    this.loaded.catch(() => {}); // waiting for it is optional
   }
 
   /** 'persistent' (one recursive watch) or 'one-shot' (a watch per node); may change at start on a 3.5 server. */
   get watchMode(): 'persistent' | 'one-shot' {
-    return this.oneShot ? 'one-shot' : 'persistent';
+    return this.watches.mode;
   }
 
   get initialized(): boolean {
@@ -136,61 +131,43 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
    */
   async start(options: WaitOptions = {}): Promise<void> {
     if (this.state !== 'latent') throw new Error(`TreeCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    if (this.client.closed) throw new ClosedError('client');
+    if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     this.client.on('stateChanged', this.onState);
-    this.outstanding++; // held until the watch is set and the root read begins
-    void this.arm().finally(() => this.arrive());
+    this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+    this.arm();
     await this.waitForInitialized(options);
   }
 
-  /** Resolves once the first load is done; TimeoutError, AbortError, or ClosedError if closed first. */
-  waitForInitialized(options: WaitOptions = {}): Promise<void> {
+  /** Resolves once the first load is done; TimeoutError, AbortError, or ClosedError if it or the client closed first. */
+  waitForInitialized(options?: WaitOptions): Promise<void> {
     if (this.isInitialized) return Promise.resolve();
     if (this.state === 'closed') return Promise.reject(new ClosedError(`TreeCache ${this.path}`));
-    const { timeoutMs, signal } = options;
-    const what = `TreeCache ${this.path}: initial load`;
-    if (signal?.aborted) return Promise.reject(new AbortError(`${what} was aborted`, { cause: signal.reason }));
-    const clock = this.client.clock;
-    return new Promise((resolve, reject) => {
-      let timer: TimerHandle | null = null;
-      const finish = (error: Error | null): void => {
-        this.initWaiters.delete(finish);
-        if (timer !== null) clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (error) reject(error);
-        else resolve();
-      };
-      const onAbort = (): void => finish(new AbortError(`${what} was aborted`, { cause: signal!.reason }));
-      this.initWaiters.add(finish);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) timer = clock.setTimeout(() => finish(new TimeoutError(`${what}: not within ${timeoutMs} ms`, timeoutMs)), timeoutMs);
-    });
+    return this.client.wait(this.loaded, options, `TreeCache ${this.path}: initial load`);
   }
 
   /** The cached node at `path`, or undefined. */
   get(path: string): CachedNode | undefined {
-    return this.nodes.get(path);
+    return this.tree.get(path);
   }
 
   has(path: string): boolean {
-    return this.nodes.has(path);
+    return this.tree.has(path);
   }
 
   /** The cached children's names of `path`, sorted; undefined when `path` is not cached. */
   children(path: string): string[] | undefined {
-    if (!this.nodes.has(path)) return undefined;
-    return [...(this.kids.get(path) ?? [])].sort();
+    return this.tree.has(path) ? [...this.tree.childNames(path)].sort() : undefined;
   }
 
   /** How many nodes are cached. */
   get size(): number {
-    return this.nodes.size;
+    return this.tree.size;
   }
 
   /** Every cached node, by path. */
   entries(): IterableIterator<[string, CachedNode]> {
-    return this.nodes.entries();
+    return this.tree.entries();
   }
 
   /** The events from now on, until close, `signal`, or leaving the loop. */
@@ -208,23 +185,15 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     const wasStarted = this.state === 'started';
     this.state = 'closed';
     this.client.off('stateChanged', this.onState);
-    for (const t of this.timers) this.client.clock.clearTimeout(t);
-    this.timers.clear();
-    for (const w of [...this.initWaiters]) w(new ClosedError(`TreeCache ${this.path}`));
+    this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
+    this.clearTimers();
+    this.endLoad(new ClosedError(`TreeCache ${this.path}`));
     if (wasStarted) {
-      // Reads in flight finish first, so that the watches they set are known and removed.
-      while (this.inflight.size > 0 || this.arming) await Promise.allSettled([...this.inflight, this.arming]);
-      if (this.watch) await this.watch.close().catch(() => {});
-      this.watch = null;
-      if (!this.client.closed) {
-        await Promise.all(
-          [...this.watched].map((p) => this.client.removeWatches(p, WatcherType.Any, { watcher: this.onOneShot, quietly: true }).catch(() => {})),
-        );
-      }
-      this.watched.clear();
+      // Reads in flight finish first, so that the watches they set are removed too.
+      while (this.inflight.size > 0 || this.watches.arming) await Promise.allSettled([...this.inflight, this.watches.arming]);
+      await this.client.removeAllWatches();
     }
-    this.nodes.clear();
-    this.kids.clear();
+    this.tree.clear();
     this.stream.end();
   }
 
@@ -234,59 +203,22 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   // ---- watching ----
 
-  /** Adds the persistent watch (unless one-shot), then loads from the root. */
-  private async arm(): Promise<void> {
+  /** Sets the watches up (falling back to one-shot watches on a 3.5 server), then loads from the root. */
+  private arm(): void {
+    this.outstanding++;
+    void this.armThenLoad().finally(() => this.arrive());
+  }
+
+  private async armThenLoad(): Promise<void> {
     if (this.state !== 'started') return;
-    if (!this.oneShot && this.watch === null) {
-      const p = this.client.addWatch(this.path, { recursive: this.maxDepth > 0, listener: this.onPersistent });
-      this.arming = p.then(() => {}, () => {});
-      try {
-        const w = await p;
-        if (this.state !== 'started') {
-          await w.close().catch(() => {});
-          return;
-        }
-        this.watch = w;
-      } catch (err) {
-        if (this.state !== 'started') return;
-        if (err instanceof KeeperError && err.code === ErrorCode.UNIMPLEMENTED) {
-          this.oneShot = true; // a 3.5 server: fall back to one-shot watches
-        } else {
-          this.retryLater(() => {
-            this.outstanding++;
-            void this.arm().finally(() => this.arrive());
-          }, err);
-          return;
-        }
-      } finally {
-        this.arming = null;
-      }
+    try {
+      if (!(await this.watches.arm())) this.watches = new OneShotTreeWatches(this.reader);
+    } catch (err) {
+      if (this.state === 'started') this.retryLater(() => this.arm(), err);
+      return;
     }
     this.refresh(this.path, true);
   }
-
-  private readonly onPersistent = (event: PersistentWatchEvent): void => {
-    if (this.state !== 'started') return;
-    if (event.type === 'reset') return this.resync();
-    if (!this.inScope(event.path)) return;
-    // Recursive watches carry no NodeChildrenChanged: creations and deletions arrive per node.
-    if (event.type === 'NodeCreated' || event.type === 'NodeDataChanged' || event.type === 'NodeDeleted') this.refresh(event.path, false);
-  };
-
-  private readonly onOneShot = (event: WatchEvent): void => {
-    if (this.state !== 'started') return;
-    switch (event.type) {
-      case 'NodeCreated': // the root's exists watch
-        return this.refresh(event.path, true);
-      case 'NodeDataChanged':
-        return this.refresh(event.path, false);
-      case 'NodeChildrenChanged':
-        return this.refresh(event.path, true);
-      case 'NodeDeleted':
-        this.watched.delete(event.path); // every watch on it fired
-        return this.refresh(event.path, false);
-    }
-  };
 
   private readonly onState = (state: ConnectionState): void => {
     if (this.state !== 'started') return;
@@ -295,20 +227,19 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       this.sessionLost = false;
       // A persistent watch says so itself (reset); one-shot watches were re-registered with
       // SetWatches, but a new session may have missed more than they cover.
-      if (this.oneShot || this.watch === null) this.resync();
+      if (!this.watches.coverNewSession) this.resync();
     }
   };
 
-  /** Re-reads the root and every cached node with its children. */
+  /** The client closed: nothing will run any more; no retry stays scheduled. */
+  private readonly onClientClosed = (): void => this.clearTimers();
+
+  /** Re-reads the root and every cached node with its children (or sets the watch up first). */
   private resync(): void {
     if (this.state !== 'started') return;
-    if (!this.oneShot && this.watch === null && !this.arming) {
-      this.outstanding++;
-      void this.arm().finally(() => this.arrive());
-      return;
-    }
+    if (!this.watches.armed && !this.watches.arming) return this.arm();
     this.refresh(this.path, true);
-    for (const path of [...this.nodes.keys()]) if (path !== this.path) this.refresh(path, true);
+    for (const path of [...this.tree.paths()]) if (path !== this.path) this.refresh(path, true);
   }
 
   // ---- reads ----
@@ -353,8 +284,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   private async read(path: string, children: boolean): Promise<void> {
     const client = this.client;
-    const watch = this.oneShot ? { watch: this.onOneShot } : undefined;
-    if (watch) this.watched.add(path);
+    const watch = this.watches.onReads;
     let got: { data: Buffer; stat: Stat };
     try {
       got = await client.getData(path, watch);
@@ -370,8 +300,9 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       return;
     }
     if (this.state !== 'started') return;
-    this.put(path, got.data, got.stat);
-    if (!children || this.depthOf(path) >= this.maxDepth) return;
+    const event = this.tree.put(path, got.data, got.stat);
+    if (event) this.publish(event);
+    if (!children || !this.tree.holdsChildrenOf(path)) return;
     let names: string[];
     try {
       names = (await client.getChildren(path, watch)).children;
@@ -384,43 +315,14 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     const listed = new Set(names);
     for (const name of names) {
       const child = joinPath(path, name);
-      if (!this.nodes.has(child)) this.refresh(child, true);
+      if (!this.tree.has(child)) this.refresh(child, true);
     }
     // A cached child missing from the listing goes only when its own read says NoNode.
-    for (const name of this.kids.get(path) ?? []) if (!listed.has(name)) this.refresh(joinPath(path, name), false);
+    for (const name of this.tree.childNames(path)) if (!listed.has(name)) this.refresh(joinPath(path, name), false);
   }
 
-  private put(path: string, data: Buffer, stat: Stat): void {
-    const previous = this.nodes.get(path);
-    const node: CachedNode = { path, data, stat };
-    this.nodes.set(path, node);
-    if (previous === undefined) {
-      if (path !== this.path) {
-        const parent = parentOf(path);
-        let set = this.kids.get(parent);
-        if (!set) this.kids.set(parent, (set = new Set()));
-        set.add(nameOf(path));
-      }
-      this.publish({ type: 'created', path, node });
-    } else if (previous.stat.mzxid !== stat.mzxid || previous.stat.czxid !== stat.czxid) {
-      this.publish({ type: 'changed', path, node, previous });
-    }
-    // Otherwise only the children-related Stat fields moved: kept, not an event.
-  }
-
-  /** `path` is gone: it and every cached node below it leave, deepest first. */
   private removeTree(path: string): void {
-    const previous = this.nodes.get(path);
-    if (previous === undefined) return;
-    for (const name of [...(this.kids.get(path) ?? [])]) this.removeTree(joinPath(path, name));
-    this.kids.delete(path);
-    this.nodes.delete(path);
-    if (path !== this.path) {
-      const siblings = this.kids.get(parentOf(path));
-      siblings?.delete(nameOf(path));
-      if (siblings?.size === 0) this.kids.delete(parentOf(path));
-    }
-    this.publish({ type: 'deleted', path, previous });
+    for (const event of this.tree.remove(path)) this.publish(event);
   }
 
   private publish(event: CacheEvent): void {
@@ -440,26 +342,26 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     }
   }
 
-  /** One pump or retry finished: the first load is done when none is left. */
+  /** One pump or retry finished: the first load is done when none is left (reads a closed client failed do not count). */
   private arrive(): void {
-    if (--this.outstanding > 0 || this.isInitialized || this.state !== 'started') return;
+    if (--this.outstanding > 0 || this.isInitialized || this.state !== 'started' || this.client.closedSignal.aborted) return;
     this.isInitialized = true;
-    for (const w of [...this.initWaiters]) w(null);
+    this.endLoad();
     this.publish({ type: 'initialized' });
   }
 
   private retryLater(again: () => void, err: unknown): void {
-    if (err instanceof ClosedError || this.client.closed) return;
+    if (err instanceof ClosedError || this.client.closedSignal.aborted) return;
     if (err instanceof NoAuthError) {
+      this.log.warn({ err }, 'NoAuth: not retried');
       this.emit('error', err);
       return; // retrying will not help; the rest of the tree is still cached
     }
     if (err instanceof Error && !isRetryableError(err) && !(err instanceof SessionExpiredError)) this.emit('error', err);
-    const n = Math.min(this.failures++, 6);
-    const ms = Math.min(5000, this.retryMs * 2 ** n);
+    const ms = this.client.backoffMs(this.failures++, this.retryPolicy);
+    this.log.debug({ err, retryInMs: ms }, 'retrying');
     this.outstanding++;
-    const clock = this.client.clock;
-    const t = clock.setTimeout(() => {
+    const t = this.client.clock.setTimeout(() => {
       this.timers.delete(t);
       if (this.state === 'started') again();
       this.arrive();
@@ -467,24 +369,8 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     this.timers.add(t);
   }
 
-  private depthOf(path: string): number {
-    if (path === this.path) return 0;
-    const rest = this.path === '/' ? path.slice(1) : path.slice(this.path.length + 1);
-    return rest.split('/').length;
+  private clearTimers(): void {
+    for (const t of this.timers) this.client.clock.clearTimeout(t);
+    this.timers.clear();
   }
-
-  private inScope(path: string): boolean {
-    if (path === this.path) return true;
-    const prefix = this.path === '/' ? '/' : this.path + '/';
-    return path.startsWith(prefix) && this.depthOf(path) <= this.maxDepth;
-  }
-}
-
-function parentOf(path: string): string {
-  const i = path.lastIndexOf('/');
-  return i <= 0 ? '/' : path.slice(0, i);
-}
-
-function nameOf(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
 }

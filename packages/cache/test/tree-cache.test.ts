@@ -1,7 +1,7 @@
 /** TreeCache and NodeCache on the embedded server, with persistent watches and with the one-shot fallback. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { ConnectionState, type Client } from '@tenure/client';
+import { ClosedError, ConnectionState, type Client } from '@tenure/client';
 import { NodeCache, TreeCache, type CacheEvent } from '../src/index.js';
 import { connect, eventually, serverTree, serverWatches, sleep, startServer, treeDiff } from './harness.js';
 
@@ -223,5 +223,23 @@ describe('TreeCache listeners', () => {
     await eventually(() => cache.has('/boom/b'));
     expect(cache.get('/boom/a')?.data.toString()).toBe('x');
     expect(errors.map((e) => e.message)).toEqual(['listener bug']);
+  });
+});
+
+describe('TreeCache and its client', () => {
+  it('a client closed during the first load ends the wait with ClosedError', async () => {
+    server = startServer();
+    const { client } = await open();
+    await client.create('/cl', 'x');
+    partition(client, 5000); // the load cannot finish
+    const cache = new TreeCache(client, '/cl');
+    caches.push(cache);
+    const starting = cache.start({ timeoutMs: 60_000 });
+    const outcome = expect(starting).rejects.toBeInstanceOf(ClosedError);
+    await sleep(50);
+    await client.close();
+    await outcome;
+    await sleep(50);
+    expect(cache.initialized).toBe(false); // failed reads are no load
   });
 });

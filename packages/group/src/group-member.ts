@@ -14,29 +14,25 @@
  * is always in its own view, with its payload, even before its node exists.
  */
 import { EventEmitter } from 'eventemitter3';
-import type { Client, NodeData } from '@tenure/client';
-import { EventStream, TreeCache } from '@tenure/cache';
-import { NodeConflictError, PersistentNode, type WaitOptions } from '@tenure/nodes';
+import type { Client, NodeData, WaitOptions } from '@tenure/client';
+import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
+import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
 
 export type Membership = Map<string, Buffer>;
 
-export interface GroupMemberOptions {
-  /** Default true; false watches with one-shot watches (ZooKeeper 3.5). */
-  persistentWatches?: boolean;
-  /** Re-joining after a session loss waits a random delay in [0, rejoinJitterMs). Default 1000. */
-  rejoinJitterMs?: number;
-  /** First retry delay after a conflict; doubles up to maxRetryMs. Defaults 200 and 5000. */
-  retryMs?: number;
-  maxRetryMs?: number;
-}
+/**
+ * How our member node is kept (PersistentNode's rejoin jitter and retries; `logger` goes to both
+ * the node and the cache) and how the membership is watched (`persistentWatches: false` on
+ * ZooKeeper 3.5).
+ */
+export type GroupMemberOptions = Pick<PersistentNodeOptions, 'rejoinJitterMs' | 'retryPolicy' | 'retryMs' | 'maxRetryMs' | 'logger'> &
+  Pick<TreeCacheOptions, 'persistentWatches'>;
 
-export interface GroupMemberEvents {
+/** `conflict` and `error` are our member node's (a duplicate member id is a conflict); `error` also the cache's. */
+export interface GroupMemberEvents extends Pick<PersistentNodeEvents, 'conflict' | 'error'> {
   /** The membership changed (ids or payloads); a new snapshot. */
   change: (members: Membership) => void;
-  /** Another live session holds a node under our member id; we wait for it to go. Also an `error`. */
-  conflict: (error: NodeConflictError) => void;
-  error: (error: Error) => void;
 }
 
 export class GroupMember extends EventEmitter<GroupMemberEvents> implements AsyncIterable<Membership> {
@@ -56,14 +52,10 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     }
     this.membershipPath = membershipPath;
     this.memberId = memberId;
-    this.node = new PersistentNode(client, {
-      path: joinPath(membershipPath, memberId),
-      data: payload,
-      rejoinJitterMs: options.rejoinJitterMs,
-      retryMs: options.retryMs,
-      maxRetryMs: options.maxRetryMs,
-    });
-    this.cache = new TreeCache(client, membershipPath, { maxDepth: 1, persistentWatches: options.persistentWatches });
+    const { persistentWatches, ...keep } = options;
+    const logger = options.logger ?? client.childLogger({ recipe: 'groupMember', path: membershipPath, memberId });
+    this.node = new PersistentNode(client, { ...keep, logger, path: joinPath(membershipPath, memberId), data: payload });
+    this.cache = new TreeCache(client, membershipPath, { maxDepth: 1, persistentWatches, logger });
     this.node.on('conflict', (e) => this.emit('conflict', e));
     this.node.on('error', (e) => this.emit('error', e));
     this.cache.on('error', (e) => this.emit('error', e));

@@ -17,78 +17,36 @@
  * 5. RECONNECTED: check, and create again if needed. After LOST (our ephemeral died with the
  *    session; after an outage every member's did) wait a random jitter first, so a mass expiry
  *    does not become a herd of creates and watch notifications.
- * 6. NoAuth stops the node and is reported as an `error` event.
- * 7. close(): remove our watch, delete the node (a guaranteed delete); a create that completes
+ * 6. NoAuth stops the node and is reported as an `error` event. Other failures are retried with
+ *    backoff from the retry policy.
+ * 7. close(): remove our watches, delete the node (a guaranteed delete); a create that completes
  *    after close is deleted too.
  */
 import { EventEmitter } from 'eventemitter3';
 import {
+  BadVersionError,
   ClosedError,
   ConnectionState,
-  CreateMode,
   NoAuthError,
   NodeExistsError,
   NoNodeError,
-  BadVersionError,
   SessionExpiredError,
-  WatcherType,
   isRetryableError,
   newProtectedId,
   protectedPrefix,
-  type ACL,
   type Client,
+  type CreateMode,
+  type Logger,
   type NodeData,
   type Stat,
-  type TimerHandle,
+  type WaitOptions,
   type WatchEvent,
 } from '@tenure/client';
-import { isEphemeralMode, isTtlMode, joinPath, nodeName, nonSequentialMode, parentPath, validatePath } from '@tenure/protocol';
+import { isEphemeralMode, joinPath, nodeName, nonSequentialMode, parentPath } from '@tenure/protocol';
 import { NodeConflictError } from './errors.js';
 import { judgeOwnership, sessionOwner } from './node-ownership.js';
-import { Outcome, type WaitOptions } from './waiters.js';
-
-export interface PersistentNodeOptions {
-  /** The node's path; with `protection` or a sequential mode, the base the name is made from. */
-  path: string;
-  /** Default EPHEMERAL. */
-  mode?: CreateMode;
-  /** Curator's protected mode (`_c_<uuid>-<name>`); use it with sequential modes. Default false. */
-  protection?: boolean;
-  /** The node's data. Default empty. */
-  data?: NodeData | null;
-  /** For the TTL modes. */
-  ttlMs?: number;
-  /** Create missing parents as containers, as Curator does. Default true. */
-  useParentCreation?: boolean;
-  /** Default: the client's ACL provider. */
-  acl?: readonly ACL[];
-  /** Re-creation after LOST waits a random delay in [0, rejoinJitterMs). Default 1000. */
-  rejoinJitterMs?: number;
-  /** First retry delay after a conflict or an error; doubles up to maxRetryMs. Default 200. */
-  retryMs?: number;
-  /** Default 5000. */
-  maxRetryMs?: number;
-  /** Delete the node on close. Default true (PersistentTtlNode leaves its node to its TTL). */
-  deleteOnClose?: boolean;
-}
-
-export interface PersistentNodeEvents {
-  /** The node is in place at `path`: we created it, or adopted one that was there. */
-  created: (path: string) => void;
-  /** Our node went (deleted by someone, or with an expired session); it is being re-created. */
-  deleted: (path: string) => void;
-  /** Another live session owns an ephemeral at our path; we leave it and retry. Also an `error`. */
-  conflict: (error: NodeConflictError) => void;
-  /** NoAuth (the node stops), a conflict, or an error the node retries after. */
-  error: (error: Error) => void;
-}
-
-const EMPTY = Buffer.alloc(0);
-
-function toBuffer(data: NodeData | null | undefined): Buffer {
-  if (data === null || data === undefined) return EMPTY;
-  return typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data);
-}
+import { nodeSettings, toBuffer, type NodeSettings, type PersistentNodeEvents, type PersistentNodeOptions } from './persistent-node-options.js';
+import { PassRunner } from './pass-runner.js';
 
 /**
  * A node that heals itself. Creates one node at `path` (or `_c_<uuid>-<name><seq>` with protection
@@ -104,13 +62,11 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   readonly basePath: string;
   readonly mode: CreateMode;
   readonly protection: boolean;
-  private readonly ttlMs: number | undefined;
-  private readonly useParentCreation: boolean;
-  private readonly acl: readonly ACL[] | undefined;
-  private readonly rejoinJitterMs: number;
-  private readonly retryMs: number;
-  private readonly maxRetryMs: number;
-  private readonly deleteOnClose: boolean;
+  private readonly settings: NodeSettings;
+  /** Our view of the client: every watch we set goes through it, and close takes them all back. */
+  private readonly client: Client;
+  private readonly log: Logger;
+  private readonly runner: PassRunner;
 
   private state: 'latent' | 'started' | 'closed' = 'latent';
   private data: Buffer;
@@ -124,46 +80,39 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   /** We believe our node exists now. */
   private present = false;
   private stoppedBy: Error | null = null;
-  private running: Promise<void> | null = null;
-  private rerun = false;
-  private timer: TimerHandle | null = null;
-  private timerAt = Infinity;
   /** LOST seen and no new session yet: creating now is pointless. */
   private sessionLost = false;
   /** No create before this clock time (the jitter after LOST). */
   private notBefore = 0;
   private failures = 0;
-  private readonly initial = new Outcome();
-  private readonly watched = new Set<string>();
+  /** The first create (or adoption), or what ended the node before it; `initialEnd` once settled. */
+  private readonly initial: Promise<void>;
+  private endInitial!: (error: Error | null) => void;
+  private initialEnd: Error | null | undefined;
   private closing: Promise<void> | null = null;
 
-  constructor(
-    private readonly client: Client,
-    options: PersistentNodeOptions,
-  ) {
+  constructor(client: Client, options: PersistentNodeOptions) {
     super();
     if (!client || typeof client.create !== 'function') throw new TypeError('PersistentNode: a client is required');
-    if (!options || typeof options !== 'object') throw new TypeError('PersistentNode: options are required');
-    const mode = options.mode ?? CreateMode.EPHEMERAL;
-    if (!(Object.values(CreateMode) as number[]).includes(mode)) throw new RangeError(`PersistentNode: unknown mode ${String(mode)}`);
-    validatePath(options.path);
-    if (isTtlMode(mode) !== (options.ttlMs !== undefined)) {
-      throw new RangeError(`PersistentNode: ttlMs goes with the TTL modes, and only with them (mode ${mode}, ttlMs ${String(options.ttlMs)})`);
-    }
-    this.basePath = options.path;
-    this.mode = mode;
-    this.protection = options.protection ?? false;
-    this.ttlMs = options.ttlMs;
-    this.useParentCreation = options.useParentCreation ?? true;
-    this.acl = options.acl;
-    this.rejoinJitterMs = nonNegative('rejoinJitterMs', options.rejoinJitterMs, 1000);
-    this.retryMs = nonNegative('retryMs', options.retryMs, 200);
-    this.maxRetryMs = nonNegative('maxRetryMs', options.maxRetryMs, 5000);
-    this.deleteOnClose = options.deleteOnClose ?? true;
+    const settings = (this.settings = nodeSettings(options));
+    this.basePath = settings.path;
+    this.mode = settings.mode;
+    this.protection = settings.protection;
+    this.client = client.trackingWatches();
+    this.log = settings.logger ?? client.childLogger({ recipe: 'persistentNode', path: settings.path });
+    this.runner = new PassRunner(client.clock, () => this.pass(), (err) => this.failed(err));
     this.data = toBuffer(options.data);
     // Unprotected non-sequential nodes have their name from the start.
-    const sequential = nonSequentialMode(mode) !== mode;
-    if (!this.protection && !sequential) this.nodePath = this.basePath;
+    if (!this.protection && nonSequentialMode(this.mode) === this.mode) this.nodePath = this.basePath;
+    this.initial = new Promise((resolve, reject) => {
+      this.endInitial = (error) => {
+        if (this.initialEnd !== undefined) return;
+        this.initialEnd = error;
+        if (error) reject(error);
+        else resolve();
+      };
+    });
+    this.initial.catch(() => {}); // waiting for it is optional
   }
 
   /** The node's full path (protection prefix and sequence number included); undefined until the first create. */
@@ -183,18 +132,21 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   /** Starts keeping the node: the first create is issued now. Throws if started before. */
   start(): void {
     if (this.state !== 'latent') throw new Error(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    if (this.client.closed) throw new ClosedError('client');
+    if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     this.client.on('stateChanged', this.onState);
-    this.trigger();
+    this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+    this.runner.run();
   }
 
   /**
    * Resolves once the node was first created (or adopted). Rejects with TimeoutError after
-   * `timeoutMs`, AbortError, ClosedError if closed first, or the NoAuthError that stopped it.
+   * `timeoutMs`, AbortError, ClosedError if it or the client closed first, or the NoAuthError that
+   * stopped it. Once settled, it answers with that outcome at once.
    */
-  waitForInitialCreate(options: WaitOptions = {}): Promise<void> {
-    return this.initial.wait(this.client.clock, `PersistentNode ${this.basePath}: initial create`, options);
+  waitForInitialCreate(options?: WaitOptions): Promise<void> {
+    if (this.initialEnd !== undefined) return this.initial;
+    return this.client.wait(this.initial, options, `PersistentNode ${this.basePath}: initial create`);
   }
 
   /** Our data (what we write on every create). */
@@ -211,13 +163,12 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     this.data = toBuffer(data);
     const gen = ++this.dataGen;
     if (this.state !== 'started' || !this.present || this.nodePath === undefined) return;
-    const path = this.nodePath;
     try {
-      await this.client.setData(path, this.data);
+      await this.client.setData(this.nodePath, this.data);
       if (this.written < gen) this.written = gen;
     } catch (err) {
       // The next check (watch, reconnect) writes it; a missing node is re-created with it.
-      if (!(err instanceof NoNodeError)) this.trigger();
+      if (!(err instanceof NoNodeError)) this.runner.run();
       if (err instanceof NoAuthError) throw err;
     }
   }
@@ -230,9 +181,10 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     if (this.closing) return this.closing;
     const wasStarted = this.state === 'started';
     this.state = 'closed';
-    this.clearTimer();
+    this.runner.stop();
     this.client.off('stateChanged', this.onState);
-    this.initial.reject(new ClosedError(`PersistentNode ${this.basePath}`));
+    this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
+    this.endInitial(new ClosedError(`PersistentNode ${this.basePath}`));
     this.closing = wasStarted ? this.release() : Promise.resolve();
     return this.closing;
   }
@@ -247,26 +199,6 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     return this.state === 'started' && this.stoppedBy === null;
   }
 
-  /** Runs a check-and-create pass now, or once more after the one in flight. */
-  private trigger(): void {
-    if (!this.active) return;
-    if (this.running) {
-      this.rerun = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
-        this.rerun = false;
-        try {
-          await this.pass();
-        } catch (err) {
-          this.failed(err);
-        }
-      } while (this.rerun && this.active);
-      this.running = null;
-    })();
-  }
-
   /** One pass: make sure our node exists and is watched. */
   private async pass(): Promise<void> {
     if (this.sessionLost) return; // RECONNECTED triggers us
@@ -276,7 +208,6 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     for (let round = 0; round < 8 && this.active; round++) {
       const path = this.nodePath;
       if (path !== undefined) {
-        this.watched.add(path);
         const stat = await this.client.exists(path, { watch: this.onWatch });
         if (!this.active) return;
         if (stat !== null) {
@@ -298,20 +229,14 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private async create(): Promise<boolean> {
     const known = this.nodePath;
     const gen = this.dataGen;
-    const data = this.data;
     // A known name is created as is: non-sequential, unprotected (the uuid is already in the name,
     // and a lost reply shows up as NodeExists owned by this session).
     const mode = known !== undefined ? nonSequentialMode(this.mode) : this.mode;
     const target = known ?? this.basePath;
     const protectedId = known === undefined && this.protection ? newProtectedId() : undefined;
+    const { ttlMs, acl, useParentCreation } = this.settings;
     try {
-      const r = await this.client.create(target, data, {
-        mode,
-        ttlMs: this.ttlMs,
-        acl: this.acl,
-        createParentContainers: this.useParentCreation,
-        protection: protectedId,
-      });
+      const r = await this.client.create(target, this.data, { mode, ttlMs, acl, createParentContainers: useParentCreation, protection: protectedId });
       if (!this.active) {
         await this.client.delete(r.path, { guaranteed: true }).catch(() => {});
         return false;
@@ -338,10 +263,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
         await this.client.setData(path, this.data, { version: adopted ? -1 : stat.version });
         this.written = Math.max(this.written, gen);
       } catch (err) {
-        if (err instanceof NoNodeError || err instanceof BadVersionError) {
-          this.rerun = true;
-          return;
-        }
+        if (err instanceof NoNodeError || err instanceof BadVersionError) return this.runner.run(); // once more
         throw err;
       }
       if (!this.active) return;
@@ -355,8 +277,11 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     this.present = true;
     this.held = true;
     this.failures = 0;
-    if (!was) this.emit('created', path);
-    this.initial.resolve();
+    if (!was) {
+      this.log.debug({ node: path }, 'node in place');
+      this.emit('created', path);
+    }
+    this.endInitial(null);
   }
 
   private lost(path: string): void {
@@ -378,6 +303,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private conflict(path: string, stat: Stat): void {
     this.lost(path);
     const err = new NodeConflictError(path, sessionOwner(stat));
+    this.log.warn({ node: path, owner: err.owner }, 'an ephemeral of another live session is in our place');
     this.emit('conflict', err);
     this.emit('error', err);
     // Our exists watch is on the node: its NodeDeleted triggers us at once; this is the fallback.
@@ -385,55 +311,37 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   }
 
   private failed(err: unknown): void {
-    if (!this.active) return;
-    if (err instanceof ClosedError || this.client.closed) return;
+    if (!this.active || err instanceof ClosedError || this.client.closedSignal.aborted) return;
     if (err instanceof NoAuthError) {
+      this.log.error({ err }, 'NoAuth: the node stops');
       this.stoppedBy = err;
-      this.clearTimer();
-      this.initial.reject(err);
+      this.runner.stop();
+      this.endInitial(err);
       this.emit('error', err);
       return;
     }
     // Connection trouble and session loss heal by themselves (RECONNECTED triggers us); say the rest.
     if (err instanceof Error && !isRetryableError(err) && !(err instanceof SessionExpiredError)) this.emit('error', err);
-    this.schedule(this.backoff());
+    const ms = this.backoff();
+    this.log.debug({ err, retryInMs: ms }, 'retrying');
+    this.schedule(ms);
   }
 
   private backoff(): number {
-    const n = Math.min(this.failures++, 16);
-    const ms = Math.min(this.maxRetryMs, this.retryMs * 2 ** n);
-    return ms / 2 + Math.random() * (ms / 2);
+    return this.client.backoffMs(this.failures++, this.settings.retryPolicy);
   }
 
   private schedule(ms: number): void {
-    if (!this.active) return;
-    const clock = this.client.clock;
-    const at = clock.now() + ms;
-    if (this.timer !== null) {
-      if (this.timerAt <= at) return;
-      clock.clearTimeout(this.timer);
-    }
-    this.timerAt = at;
-    this.timer = clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.trigger();
-    }, ms);
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.timerAt = Infinity;
+    if (this.active) this.runner.runIn(ms);
   }
 
   private readonly onWatch = (event: WatchEvent): void => {
     if (!this.active) return;
     if (event.type === 'NodeDeleted') {
       if (event.path === this.nodePath) this.lost(event.path);
-      this.trigger();
+      this.runner.run();
     } else if (event.type === 'NodeCreated' || event.type === 'NodeDataChanged') {
-      this.trigger(); // re-arm the watch (and judge a node that appeared)
+      this.runner.run(); // re-arm the watch (and judge a node that appeared)
     }
   };
 
@@ -447,24 +355,24 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     } else if (state === ConnectionState.RECONNECTED || state === ConnectionState.CONNECTED) {
       if (this.sessionLost) {
         this.sessionLost = false;
-        this.notBefore = this.client.clock.now() + Math.random() * this.rejoinJitterMs;
+        this.notBefore = this.client.clock.now() + Math.random() * this.settings.rejoinJitterMs;
       }
-      this.trigger();
+      this.runner.run();
     }
   };
+
+  /** The client closed: nothing can run any more; no retry stays scheduled. */
+  private readonly onClientClosed = (): void => this.runner.stop();
 
   // ---- close ----
 
   private async release(): Promise<void> {
     const client = this.client;
     // A create in flight completes, then sees we are closed and deletes its node.
-    while (this.running) await this.running;
-    for (const path of this.watched) {
-      await client.removeWatches(path, WatcherType.Any, { watcher: this.onWatch, quietly: true }).catch(() => {});
-    }
-    this.watched.clear();
+    await this.runner.idle();
+    await client.removeAllWatches();
     const path = this.nodePath;
-    if (!this.deleteOnClose || path === undefined || client.closed) return;
+    if (!this.settings.deleteOnClose || path === undefined || client.closedSignal.aborted) return;
     if (this.present) {
       await client.delete(path, { guaranteed: true }).catch(() => {});
     } else if (isEphemeralMode(this.mode)) {
@@ -476,10 +384,4 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     }
     this.present = false;
   }
-}
-
-function nonNegative(name: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new RangeError(`PersistentNode: ${name} must be a number >= 0, got ${String(v)}`);
-  return v;
 }

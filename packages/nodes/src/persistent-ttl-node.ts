@@ -13,25 +13,19 @@
  *    instance can take over the same path meanwhile. Our watches are removed.
  */
 import { EventEmitter } from 'eventemitter3';
-import { CreateMode, NodeExistsError, NoNodeError, type ACL, type Client, type NodeData, type TimerHandle } from '@tenure/client';
+import { CreateMode, NodeExistsError, NoNodeError, type Client, type NodeData, type TimerHandle, type WaitOptions } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { PersistentNode, type PersistentNodeEvents } from './persistent-node.js';
-import type { WaitOptions } from './waiters.js';
+import { PersistentNode } from './persistent-node.js';
+import type { PersistentNodeEvents, PersistentNodeOptions } from './persistent-node-options.js';
 
-export interface PersistentTtlNodeOptions {
-  /** The (container) node's path. */
-  path: string;
+/** `path` is the container's; `data` its data; the rest as for PersistentNode. */
+export interface PersistentTtlNodeOptions extends Pick<PersistentNodeOptions, 'path' | 'data' | 'useParentCreation' | 'acl' | 'retryPolicy' | 'logger'> {
   /** How long the node outlives the last touch. */
   ttlMs: number;
-  /** The container's data. Default empty. */
-  data?: NodeData | null;
   /** Default 'touch'. */
   childNodeName?: string;
   /** The child is touched every ttlMs / touchScheduleFactor. Default 2. */
   touchScheduleFactor?: number;
-  /** Create missing parents as containers. Default true. */
-  useParentCreation?: boolean;
-  acl?: readonly ACL[];
 }
 
 export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
@@ -42,7 +36,9 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   private readonly intervalMs: number;
   private timer: TimerHandle | null = null;
   private touching: Promise<void> | null = null;
-  private closed = false;
+  /** No more touches: closed, or the client closed. */
+  private stopped = false;
+  private closing: Promise<void> | null = null;
 
   constructor(
     private readonly client: Client,
@@ -64,6 +60,8 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
       data: options.data,
       useParentCreation: options.useParentCreation,
       acl: options.acl,
+      retryPolicy: options.retryPolicy,
+      logger: options.logger,
       deleteOnClose: false,
     });
     this.node.on('created', (p) => {
@@ -81,6 +79,7 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
 
   start(): void {
     this.node.start();
+    this.client.closedSignal.addEventListener('abort', this.stopTouching, { once: true });
     this.arm();
   }
 
@@ -97,21 +96,29 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   }
 
   /** Stops touching. The nodes stay until the TTL runs out (then the server removes both). */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
-    this.timer = null;
-    await this.touching;
-    await this.node.close();
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.stopTouching();
+      this.client.closedSignal.removeEventListener('abort', this.stopTouching);
+      await this.touching;
+      await this.node.close();
+    })();
+    return this.closing;
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
+  /** On close, and when the client closes: touching is over. */
+  private readonly stopTouching = (): void => {
+    this.stopped = true;
+    if (this.timer !== null) this.client.clock.clearTimeout(this.timer);
+    this.timer = null;
+  };
+
   private arm(): void {
-    if (this.closed) return;
+    if (this.stopped) return;
     this.timer = this.client.clock.setTimeout(() => {
       this.timer = null;
       this.touch();
@@ -120,11 +127,11 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   }
 
   private touch(): void {
-    if (this.closed || this.touching) return;
+    if (this.stopped || this.touching) return;
     this.touching = this.touchOnce()
       .catch((err: unknown) => {
         // NoNode: the container is not there yet (the PersistentNode re-creates it and we touch then).
-        if (!(err instanceof NoNodeError) && !this.closed && err instanceof Error) this.emit('error', err);
+        if (!(err instanceof NoNodeError) && !this.stopped && err instanceof Error) this.emit('error', err);
       })
       .finally(() => (this.touching = null));
   }

@@ -1,9 +1,9 @@
 /** PersistentNode on the embedded server: re-creation after deletes, expiry and restarts; protection; ownership; close. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { ConnectionState, CreateMode, NoAuthError, Perms, TimeoutError, type Client } from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoAuthError, Perms, RetryPolicies, TimeoutError, type Client } from '@tenure/client';
 import { NodeConflictError, PersistentNode, judgeOwnership, type PersistentNodeOptions } from '../src/index.js';
-import { connect, eventually, serverWatches, sleep, startServer } from './harness.js';
+import { connect, countingClock, eventually, serverWatches, sleep, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -254,6 +254,41 @@ describe('PersistentNode', () => {
     const pending = node.waitForInitialCreate();
     await node.close();
     await expect(pending).rejects.toMatchObject({ name: 'ClosedError' });
+  });
+
+  it('retries a conflict at the pace of its retryPolicy; retryMs goes with maxRetryMs', async () => {
+    server = startServer();
+    const { client: a } = await open();
+    const { client: b } = await open();
+    const first = keep(a, { path: '/pace/x' });
+    first.start();
+    await first.waitForInitialCreate({ timeoutMs: 3000 });
+    const second = keep(b, { path: '/pace/x', retryPolicy: RetryPolicies.forever(40) });
+    let conflicts = 0;
+    second.on('conflict', () => void conflicts++);
+    second.on('error', () => {});
+    second.start();
+    await sleep(500);
+    expect(conflicts).toBeGreaterThanOrEqual(5);
+    expect(() => new PersistentNode(b, { path: '/pace/y', retryMs: 50 })).toThrow(RangeError);
+  });
+
+  it('when its client closes, waits end with ClosedError and no retry stays scheduled', async () => {
+    server = startServer();
+    const { client: a } = await open();
+    const clock = countingClock();
+    const { client: b } = await open({ clock });
+    await a.create('/gone', null);
+    await a.create('/gone/x', null, { mode: CreateMode.EPHEMERAL });
+    const node = keep(b, { path: '/gone/x', retryPolicy: RetryPolicies.forever(60_000) });
+    const conflict = new Promise((r) => node.once('conflict', r));
+    node.on('error', () => {});
+    node.start();
+    await conflict; // a retry is now scheduled a minute out
+    const waiting = node.waitForInitialCreate({ timeoutMs: 60_000 });
+    await b.close();
+    await expect(waiting).rejects.toBeInstanceOf(ClosedError);
+    expect(clock.live).toBe(0);
   });
 
   it('setData before the first create is used by it; later data survives re-creation', async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import type { Client } from '@tenure/client';
 import { PersistentTtlNode } from '../src/index.js';
-import { connect, eventually, serverWatches, sleep, startServer } from './harness.js';
+import { connect, countingClock, eventually, serverWatches, sleep, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -41,5 +41,21 @@ describe('PersistentTtlNode', () => {
     await ttl.close();
     await eventually(() => server.node('/ttl2')!.children.length === 0, 3000, 'nothing left');
     expect(serverWatches(server, client)).toBe(0);
+  });
+
+  it('stops touching when its client closes: no timer left, no errors', async () => {
+    server = startServer();
+    const clock = countingClock();
+    const { client } = await connect(server, { clock });
+    const ttl = new PersistentTtlNode(client, { path: '/ttl3/x', ttlMs: 100 });
+    const errors: Error[] = [];
+    ttl.on('error', (e) => void errors.push(e));
+    ttl.start();
+    await ttl.waitForInitialCreate({ timeoutMs: 3000 });
+    await client.close();
+    expect(clock.live).toBe(0);
+    await sleep(250);
+    expect(errors).toEqual([]);
+    await ttl.close();
   });
 });
