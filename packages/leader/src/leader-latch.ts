@@ -27,29 +27,11 @@
  *    aborts), our watches are removed and our node deleted with a guaranteed delete.
  */
 import { EventEmitter } from 'eventemitter3';
-import {
-  ClosedError,
-  ConnectionState,
-  CreateMode,
-  NoNodeError,
-  SessionExpiredError,
-  abandonNode,
-  isRetryableError,
-  queuePosition,
-  watchNode,
-  type Client,
-  type Logger,
-  type NodeWatch,
-  type RetryPolicy,
-  type Stat,
-  type TimerHandle,
-  type WaitOptions,
-  type WaitScope,
-  type WatchEvent,
-} from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, isRetryableError, queuePosition, watchNode } from '@tenure/client';
+import type { Client, Logger, NodeWatch, RetryPolicy, Stat, TimerHandle, WaitOptions, WaitScope, WatchEvent } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
-import { Term, type Leadership } from './leadership.js';
+import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
 
 /** Curator's LOCK_NAME for latches. */
@@ -58,26 +40,22 @@ export const LATCH_NAME = 'latch-';
 /** `silent` (Curator's default): close() emits no `notLeader`. `notifyLeader`: it does. */
 export type CloseMode = 'silent' | 'notifyLeader';
 
-export interface LeaderLatchOptions {
-  /** The participant's id: the data of our node. Default ''. */
-  id?: string;
+export interface LeaderLatchOptions extends ParticipantOptions {
   /** Default `silent`. */
   closeMode?: CloseMode;
-  /** pino-compatible; default a child of the client's logger. */
-  logger?: Logger;
-  /** Paces the retries of a failed step (its `delayMs`); default the client's retry policy. */
-  retryPolicy?: RetryPolicy;
 }
 
+/**
+ * - `joined`: our node is in place: the first join, and every rejoin after a reset (e.g. after LOST).
+ * - `isLeader`: we lead. The leadership's signal aborts when the term ends.
+ * - `notLeader`: the term ended; `leadership.signal` aborted just before.
+ * - `error`: a failure the latch cannot fix by itself (e.g. NoAuth); it keeps retrying with backoff.
+ */
 export interface LeaderLatchEvents {
-  /** Our node is in place: the first join, and every rejoin after a reset (e.g. after LOST). */
-  joined: (path: string) => void;
-  /** We lead. The leadership's signal aborts when the term ends. */
-  isLeader: (leadership: Leadership) => void;
-  /** The term ended; `leadership.signal` aborted just before. */
-  notLeader: (end: LeadershipEnd) => void;
-  /** A failure the latch cannot fix by itself (e.g. NoAuth); it keeps retrying with backoff. */
-  error: (error: Error) => void;
+  joined(path: string): void;
+  isLeader(leadership: Leadership): void;
+  notLeader(end: LeadershipEnd): void;
+  error(error: Error): void;
 }
 
 export type LatchState = 'latent' | 'started' | 'closed';

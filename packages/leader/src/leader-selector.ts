@@ -24,7 +24,7 @@ import { AbortError, ClosedError, type Client, type Logger, type RetryPolicy } f
 import { LeaseLostError, Mutex, type Lease } from '@tenure/locks';
 import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
-import { Term, type Leadership } from './leadership.js';
+import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { readLeader, readParticipants, type Participant } from './participants.js';
 
 /** InterProcessMutex's lock name, which LeaderSelector's nodes carry. */
@@ -33,24 +33,20 @@ export const SELECTOR_LOCK_NAME = 'lock-';
 /** Runs while we lead; leadership ends when it returns. Stop promptly when `signal` aborts. */
 export type TakeLeadership = (signal: AbortSignal, leadership: Leadership) => Promise<void> | void;
 
-export interface LeaderSelectorOptions {
-  /** The participant's id: the data of our node. Default ''. */
-  id?: string;
+export interface LeaderSelectorOptions extends ParticipantOptions {
   /** Queue again after each term (Curator's autoRequeue()). Default false: one term per start()/requeue(). */
   autoRequeue?: boolean;
   takeLeadership: TakeLeadership;
-  /** pino-compatible; default a child of the client's logger. */
-  logger?: Logger;
-  /** Paces re-acquiring after a failure (its `delayMs`); default the client's retry policy. */
-  retryPolicy?: RetryPolicy;
 }
 
+/**
+ * - `isLeader`: takeLeadership is about to be called.
+ * - `notLeader`: takeLeadership returned (or threw); the lease is being released.
+ * - `error`: takeLeadership threw, or acquiring failed for a reason other than closing.
+ */
 export interface LeaderSelectorEvents {
-  /** takeLeadership is about to be called. */
   isLeader: (leadership: Leadership) => void;
-  /** takeLeadership returned (or threw); the lease is being released. */
   notLeader: (end: LeadershipEnd) => void;
-  /** takeLeadership threw, or acquiring failed for a reason other than closing. */
   error: (error: Error) => void;
 }
 

@@ -17,22 +17,8 @@
  * on timeout, abort or failure every lease node made so far is deleted.
  * Every lease has its own node, its own czxid token and its own signal.
  */
-import {
-  ClosedError,
-  ConnectionState,
-  CreateMode,
-  NoNodeError,
-  SessionExpiredError,
-  abandonNode,
-  newProtectedId,
-  type Client,
-  type Logger,
-  type NodeData,
-  type Stat,
-  type WaitOptions,
-  type WaitScope,
-  type WatchCallback,
-} from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, newProtectedId } from '@tenure/client';
+import type { Client, Logger, NodeData, Stat, WaitOptions, WaitScope, WatchCallback } from '@tenure/client';
 import { validatePath } from '@tenure/protocol';
 import { LeaseCountError } from './errors.js';
 import { HeldNode } from './held-node.js';
