@@ -17,6 +17,7 @@ export {
   type WatchOptions,
 } from './client.js';
 export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
+export { sequenceAfter, sortBySequence, queuePosition, watchNode, waitForPredecessor, abandonNode, type QueuePosition, type NodeWatch, type AbandonOptions } from './sequence-queue.js';
 export type { ClientEvents } from './client-core.js';
 export { ConnectionState, type ErrorPolicy } from './connection-state.js';
 export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';

@@ -11,7 +11,7 @@ export {
   type TakeLeadership,
   type SelectorState,
 } from './leader-selector.js';
-export type { Leadership } from './leadership.js';
+export type { Leadership, ParticipantOptions } from './leadership.js';
 export { LeadershipLostError, type LeadershipEnd } from './errors.js';
 export { electionOrder, sequenceAfter, type Participant } from './participants.js';
 // The wait errors, so that one import suffices.

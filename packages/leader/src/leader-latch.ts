@@ -27,27 +27,11 @@
  *    aborts), our watches are removed and our node deleted with a guaranteed delete.
  */
 import { EventEmitter } from 'eventemitter3';
-import {
-  AbortError,
-  ClosedError,
-  ConnectionState,
-  CreateMode,
-  NoNodeError,
-  SessionExpiredError,
-  TimeoutError,
-  WatcherType,
-  isRetryableError,
-  silentLogger,
-  type Client,
-  type Logger,
-  type Stat,
-  type TimerHandle,
-  type WaitOptions,
-  type WatchEvent,
-} from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, isRetryableError, queuePosition, watchNode } from '@tenure/client';
+import type { Client, Logger, NodeWatch, RetryPolicy, Stat, TimerHandle, WaitOptions, WaitScope, WatchEvent } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
-import { Term, type Leadership } from './leadership.js';
+import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
 
 /** Curator's LOCK_NAME for latches. */
@@ -56,24 +40,22 @@ export const LATCH_NAME = 'latch-';
 /** `silent` (Curator's default): close() emits no `notLeader`. `notifyLeader`: it does. */
 export type CloseMode = 'silent' | 'notifyLeader';
 
-export interface LeaderLatchOptions {
-  /** The participant's id: the data of our node. Default ''. */
-  id?: string;
+export interface LeaderLatchOptions extends ParticipantOptions {
   /** Default `silent`. */
   closeMode?: CloseMode;
-  /** pino-compatible; silent by default. */
-  logger?: Logger;
 }
 
+/**
+ * - `joined`: our node is in place: the first join, and every rejoin after a reset (e.g. after LOST).
+ * - `isLeader`: we lead. The leadership's signal aborts when the term ends.
+ * - `notLeader`: the term ended; `leadership.signal` aborted just before.
+ * - `error`: a failure the latch cannot fix by itself (e.g. NoAuth); it keeps retrying with backoff.
+ */
 export interface LeaderLatchEvents {
-  /** Our node is in place: the first join, and every rejoin after a reset (e.g. after LOST). */
-  joined: (path: string) => void;
-  /** We lead. The leadership's signal aborts when the term ends. */
-  isLeader: (leadership: Leadership) => void;
-  /** The term ended; `leadership.signal` aborted just before. */
-  notLeader: (end: LeadershipEnd) => void;
-  /** A failure the latch cannot fix by itself (e.g. NoAuth); it keeps retrying with backoff. */
-  error: (error: Error) => void;
+  joined(path: string): void;
+  isLeader(leadership: Leadership): void;
+  notLeader(end: LeadershipEnd): void;
+  error(error: Error): void;
 }
 
 export type LatchState = 'latent' | 'started' | 'closed';
@@ -90,6 +72,12 @@ interface OurNode {
 
 type Step = 'check' | 'reset';
 
+/** A node we watch (our predecessor, or our own while we lead); `watch` is null while it is being armed. */
+interface Watched {
+  readonly path: string;
+  watch: NodeWatch | null;
+}
+
 export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements AsyncDisposable {
   /** The election's path (the parent of the latch nodes). */
   readonly path: string;
@@ -97,13 +85,14 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   readonly closeMode: CloseMode;
   private readonly idBytes: Buffer;
   private readonly logger: Logger;
+  private readonly retryPolicy: RetryPolicy;
   private latchState: LatchState = 'latent';
   private node: OurNode | null = null;
   private term: { node: OurNode; term: Term } | null = null;
-  /** The predecessor we watch (full path), if any. */
-  private predecessor: string | null = null;
+  /** The predecessor we watch, if any. */
+  private predecessor: Watched | null = null;
   /** Our own node, watched while we lead. */
-  private ownWatch: string | null = null;
+  private ownWatch: Watched | null = null;
   private pending: Step | null = null;
   private running: Promise<void> | null = null;
   /** The create of our node, while in flight. */
@@ -111,13 +100,13 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   private retryTimer: TimerHandle | null = null;
   private failures = 0;
   private readonly lifetime = new AbortController();
-  private readonly leaderWaiters = new Set<{ resolve: (l: Leadership) => void; reject: (e: Error) => void }>();
-  private readonly joinWaiters = new Set<{ resolve: (v: true) => void; reject: (e: Error) => void }>();
+  private readonly leaderWaiters = new Set<(l: Leadership) => void>();
+  private readonly joinWaiters = new Set<(v: true) => void>();
+  /** The pending start() and await() waits, aborted by close(). */
+  private readonly waits = new Set<WaitScope>();
   /** Set once a check has placed us: leading, watching a predecessor, or waiting for a safe state. */
   private joinedOnce = false;
   private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
-  /** One callback for every watch we set, so re-arming a path never stacks watchers. */
-  private readonly onWatch = (ev: WatchEvent): void => this.watchFired(ev);
 
   constructor(
     readonly client: Client,
@@ -133,7 +122,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const closeMode = options.closeMode ?? 'silent';
     if (closeMode !== 'silent' && closeMode !== 'notifyLeader') throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
     this.closeMode = closeMode;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? client.childLogger({ recipe: 'leader-latch', path: this.path });
+    this.retryPolicy = options.retryPolicy ?? client.retryPolicy;
   }
 
   /** `latent` before start(), `started`, then `closed`. */
@@ -202,7 +192,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.lifetime.abort(new ClosedError(`leader latch ${this.path}`));
     this.endTerm('closed', closeMode === 'notifyLeader');
     const closed = new ClosedError(`leader latch ${this.path}`);
-    for (const w of [...this.leaderWaiters, ...this.joinWaiters]) w.reject(closed);
+    for (const w of this.waits) w.abort(closed);
     if (!wasStarted) return;
     // A create in flight rejects at once (aborted; the client removes what it may have left) or
     // has just landed, and then its node is ours to delete. Other steps need not be waited for:
@@ -213,7 +203,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.node = null;
     // Our own delete fires the watch on our node, which removes it on both sides: no
     // removeWatches ahead of the delete that hands leadership over.
-    if (node !== null && this.ownWatch === node.path && this.client.sessionId === node.owner) this.ownWatch = null;
+    if (node !== null && this.ownWatch?.path === node.path && this.client.sessionId === node.owner) this.ownWatch = null;
     else this.unwatch('own');
     if (node) await this.deleteNode(node, true);
   }
@@ -293,20 +283,27 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       throw err;
     }
     if (this.latchState !== 'started' || this.node !== node) return;
-    const sorted = electionOrder(children, LATCH_NAME);
-    const index = sorted.indexOf(node.name);
-    if (index < 0) return this.reset();
-    if (index === 0) {
+    const position = queuePosition(electionOrder(children, LATCH_NAME), node.name);
+    if (position === null) return this.reset();
+    if (position.granted) {
       this.unwatch('predecessor');
       this.claim(node);
       return;
     }
     this.endTerm('not-first');
-    const predecessor = `${this.path}/${sorted[index - 1]!}`;
-    if (this.predecessor !== predecessor) this.unwatch('predecessor');
-    this.predecessor = predecessor;
-    const present = await this.arm(predecessor);
-    if (this.predecessor !== predecessor) return; // it fired meanwhile: a check is queued
+    const path = `${this.path}/${position.watch}`;
+    const current = this.predecessor;
+    // Still watched (a check after a reconnect: the client re-set the watch): it fires when the node goes.
+    if (current?.path === path && current.watch !== null && !current.watch.fired) return this.settleJoin();
+    this.unwatch('predecessor');
+    const watched: Watched = { path, watch: null };
+    this.predecessor = watched;
+    const present = await this.arm(watched, () => {
+      if (this.latchState !== 'started' || this.predecessor !== watched) return;
+      this.predecessor = null;
+      this.request('check');
+    });
+    if (this.predecessor !== watched) return; // it fired meanwhile (a check is queued), or was dropped
     if (!present) {
       this.predecessor = null;
       this.request('check'); // gone already: look again
@@ -316,22 +313,21 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   }
 
   /**
-   * Sets our data watch on `path` (getData: no watch is left behind when the node is already
-   * gone). Returns whether the node is there; false too when the latch closed meanwhile, and then
-   * the watch is removed. The client registers the watch as the reply comes off the wire, so a
-   * deletion right behind our read reaches the watch (which has fired by the time this returns).
+   * Watches `watched.path` (the sequence queue's watchNode: no watch is left behind when the node
+   * is already gone). Returns whether the node is there; false too when the latch closed meanwhile,
+   * or the watch was dropped while it was being set, and then it is taken back.
    */
-  private async arm(path: string): Promise<boolean> {
-    try {
-      await this.client.getData(path, { watch: this.onWatch });
-    } catch (err) {
-      if (err instanceof NoNodeError) return false;
-      throw err;
-    }
+  private async arm(watched: Watched, onChange: (ev: WatchEvent) => void): Promise<boolean> {
+    const watch = await watchNode(this.client, watched.path, onChange);
+    if (watch === null) return false;
     // (Watched reads carry no abort signal: see close(). A read that lands after close is undone.)
-    if (this.latchState === 'started') return true;
-    if (!this.client.closed) await this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, quietly: true }).catch(() => {});
-    return false;
+    const kept = this.latchState === 'started' && (this.predecessor === watched || this.ownWatch === watched);
+    if (!kept) {
+      await watch.cancel();
+      return false;
+    }
+    watched.watch = watch;
+    return true;
   }
 
   /** Takes leadership for `node`, if it is safe now; otherwise the next RECONNECTED checks again. */
@@ -339,7 +335,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (this.latchState !== 'started') return;
     if (this.term?.node === node) {
       // Resumed without a break (errorPolicy `session`): re-arm our node's watch if it never landed.
-      if (this.ownWatch === null) this.watchOwnNode(node);
+      if (this.ownWatch === null || this.ownWatch.watch?.fired === true) this.watchOwnNode(node);
       return this.settleJoin();
     }
     const client = this.client;
@@ -357,7 +353,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.watchOwnNode(node);
     this.settleJoin();
     const leadership = term.leadership;
-    for (const w of [...this.leaderWaiters]) w.resolve(leadership);
+    for (const w of [...this.leaderWaiters]) w(leadership);
     this.safeEmit('isLeader', leadership);
   }
 
@@ -377,10 +373,18 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   // ---- watches and states ----
 
   private watchOwnNode(node: OurNode): void {
-    this.ownWatch = node.path;
-    this.arm(node.path).then(
+    const watched: Watched = { path: node.path, watch: null };
+    this.ownWatch = watched;
+    const onChange = (ev: WatchEvent): void => {
+      if (this.latchState !== 'started' || this.term?.node !== node) return;
+      if (ev.type !== 'NodeDeleted') return this.watchOwnNode(node); // a data change used the watch up: set it again
+      if (this.ownWatch === watched) this.ownWatch = null;
+      this.endTerm(this.client.sessionId === node.owner ? 'deleted' : 'lost');
+      this.request('reset');
+    };
+    this.arm(watched, onChange).then(
       (present) => {
-        if (this.term?.node !== node) return;
+        if (this.term?.node !== node || this.ownWatch !== watched) return;
         if (!present) {
           this.ownWatch = null;
           this.endTerm(this.client.sessionId === node.owner ? 'deleted' : 'lost');
@@ -390,29 +394,9 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       () => {
         // Connection problems: the states decide (SUSPENDED / LOST end the term; RECONNECTED
         // checks, and re-arms this watch if the term goes on).
-        if (this.term?.node === node && this.ownWatch === node.path) this.ownWatch = null;
+        if (this.term?.node === node && this.ownWatch === watched) this.ownWatch = null;
       },
     );
-  }
-
-  private watchFired(ev: WatchEvent): void {
-    if (this.latchState !== 'started') return;
-    if (ev.type === 'DataWatchRemoved' || ev.type === 'ChildWatchRemoved') return;
-    const current = this.term;
-    if (current !== null && ev.path === current.node.path) {
-      if (ev.type === 'NodeDeleted') {
-        this.ownWatch = null;
-        this.endTerm(this.client.sessionId === current.node.owner ? 'deleted' : 'lost');
-        this.request('reset');
-      } else {
-        this.watchOwnNode(current.node); // a data change used the watch up: set it again
-      }
-      return;
-    }
-    if (ev.path === this.predecessor) {
-      this.predecessor = null;
-      this.request('check');
-    }
   }
 
   private stateChanged(s: ConnectionState): void {
@@ -434,13 +418,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     }
   }
 
+  /** Drops a watch; one still being set is taken back by arm() as it lands. */
   private unwatch(which: 'predecessor' | 'own'): void {
-    const path = which === 'predecessor' ? this.predecessor : this.ownWatch;
+    const watched = which === 'predecessor' ? this.predecessor : this.ownWatch;
     if (which === 'predecessor') this.predecessor = null;
     else this.ownWatch = null;
-    if (path === null || this.client.closed) return;
-    // The other slot may watch the same path (never in practice: ours vs our predecessor's).
-    this.client.removeWatches(path, WatcherType.Data, { watcher: this.onWatch, quietly: true }).catch(() => {});
+    void watched?.watch?.cancel();
   }
 
   // ---- failures, waits, deletes ----
@@ -456,7 +439,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (err instanceof SessionExpiredError) return;
     if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
     this.failures++;
-    const delay = Math.min(5000, 50 * 2 ** Math.min(this.failures, 7));
+    const delay = this.client.backoffMs(this.failures - 1, this.retryPolicy);
     if (!isRetryableError(err)) {
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
       this.safeEmit('error', err instanceof Error ? err : new Error(String(err)));
@@ -475,65 +458,34 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
 
   private settleJoin(): void {
     this.joinedOnce = true;
-    for (const w of [...this.joinWaiters]) w.resolve(true);
+    for (const w of [...this.joinWaiters]) w(true);
   }
 
   /** Waits in `set` until resolved; `now()` returns the value at once when there is one. */
-  private wait<T>(
-    set: Set<{ resolve: (v: T) => void; reject: (e: Error) => void }>,
-    now: () => T | null,
-    what: string,
-    options: WaitOptions,
-  ): Promise<T> {
-    if (this.latchState === 'closed') return Promise.reject(new ClosedError(`leader latch ${this.path}`));
+  private async wait<T>(set: Set<(v: T) => void>, now: () => T | null, what: string, options: WaitOptions): Promise<T> {
+    if (this.latchState === 'closed') throw new ClosedError(`leader latch ${this.path}`);
     const ready = now();
-    if (ready !== null) return Promise.resolve(ready);
-    const { signal, timeoutMs } = options;
-    const label = `leader latch ${this.path} ${what}`;
-    if (signal?.aborted) return Promise.reject(new AbortError(`${label} was aborted`, { cause: signal.reason }));
-    if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)) {
-      return Promise.reject(new RangeError(`${label}: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`));
+    if (ready !== null) return ready;
+    using scope = this.client.waitScope(options, `leader latch ${this.path} ${what}`);
+    let resolve!: (v: T) => void;
+    const settled = new Promise<T>((r) => (resolve = r));
+    set.add(resolve);
+    this.waits.add(scope);
+    try {
+      return await scope.race(settled);
+    } finally {
+      set.delete(resolve);
+      this.waits.delete(scope);
     }
-    const clock = this.client.clock;
-    return new Promise<T>((resolve, reject) => {
-      let timer: TimerHandle | null = null;
-      const finish = (f: () => void): void => {
-        set.delete(waiter);
-        if (timer !== null) clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        f();
-      };
-      const waiter = { resolve: (v: T) => finish(() => resolve(v)), reject: (e: Error) => finish(() => reject(e)) };
-      const onAbort = (): void => finish(() => reject(new AbortError(`${label} was aborted`, { cause: signal!.reason })));
-      set.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) {
-        timer = clock.setTimeout(() => finish(() => reject(new TimeoutError(`${label} timed out after ${timeoutMs} ms`, timeoutMs))), timeoutMs);
-      }
-    });
   }
 
   /**
-   * Deletes our node with a guaranteed delete, unless it went with an earlier session. With
-   * `wait`, resolves when it is gone, or when the connection goes (the delete then goes on in the
-   * background, `client.pendingDeletes`).
+   * Deletes our node (the sequence queue's abandon: guaranteed, and with `wait` awaited while
+   * connected), unless it went with an earlier session.
    */
   private async deleteNode(node: OurNode, wait: boolean): Promise<void> {
-    const client = this.client;
-    if (client.closed || client.sessionId !== node.owner) return;
-    const deleting = client.delete(node.path, { guaranteed: true }).catch((err: unknown) => {
-      if (!(err instanceof NoNodeError)) this.logger.debug({ err, path: node.path }, 'leader latch: deleting our node failed');
-    });
-    if (!wait || !client.isConnected) return;
-    const stop = new AbortController();
-    try {
-      await Promise.race([
-        deleting,
-        client.waitForState([ConnectionState.SUSPENDED, ConnectionState.LOST], { signal: stop.signal }).catch(() => {}),
-      ]);
-    } finally {
-      stop.abort();
-    }
+    if (this.client.sessionId !== node.owner) return;
+    await abandonNode(this.client, node.path, node.owner, { wait, logger: this.logger });
   }
 
   /** Emits without letting a listener's exception break the latch; it is reported as `error`. */

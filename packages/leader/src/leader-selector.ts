@@ -20,11 +20,11 @@
  * and our node is deleted. After LOST the node went with the session, so nothing waits.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, silentLogger, type Client, type Logger, type TimerHandle } from '@tenure/client';
+import { AbortError, ClosedError, type Client, type Logger, type RetryPolicy } from '@tenure/client';
 import { LeaseLostError, Mutex, type Lease } from '@tenure/locks';
 import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
-import { Term, type Leadership } from './leadership.js';
+import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { readLeader, readParticipants, type Participant } from './participants.js';
 
 /** InterProcessMutex's lock name, which LeaderSelector's nodes carry. */
@@ -33,22 +33,20 @@ export const SELECTOR_LOCK_NAME = 'lock-';
 /** Runs while we lead; leadership ends when it returns. Stop promptly when `signal` aborts. */
 export type TakeLeadership = (signal: AbortSignal, leadership: Leadership) => Promise<void> | void;
 
-export interface LeaderSelectorOptions {
-  /** The participant's id: the data of our node. Default ''. */
-  id?: string;
+export interface LeaderSelectorOptions extends ParticipantOptions {
   /** Queue again after each term (Curator's autoRequeue()). Default false: one term per start()/requeue(). */
   autoRequeue?: boolean;
   takeLeadership: TakeLeadership;
-  /** pino-compatible; silent by default. */
-  logger?: Logger;
 }
 
+/**
+ * - `isLeader`: takeLeadership is about to be called.
+ * - `notLeader`: takeLeadership returned (or threw); the lease is being released.
+ * - `error`: takeLeadership threw, or acquiring failed for a reason other than closing.
+ */
 export interface LeaderSelectorEvents {
-  /** takeLeadership is about to be called. */
   isLeader: (leadership: Leadership) => void;
-  /** takeLeadership returned (or threw); the lease is being released. */
   notLeader: (end: LeadershipEnd) => void;
-  /** takeLeadership threw, or acquiring failed for a reason other than closing. */
   error: (error: Error) => void;
 }
 
@@ -61,13 +59,12 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   private readonly takeLeadership: TakeLeadership;
   private readonly mutex: Mutex;
   private readonly logger: Logger;
+  private readonly retryPolicy: RetryPolicy;
   private selectorState: SelectorState = 'latent';
   private running: Promise<void> | null = null;
   private term: Term | null = null;
-  /** Aborted at close: stops a pending acquire. */
+  /** Aborted at close: stops a pending acquire or backoff. */
   private readonly lifetime = new AbortController();
-  private retryTimer: TimerHandle | null = null;
-  private wakeRetry: (() => void) | null = null;
 
   constructor(
     readonly client: Client,
@@ -82,9 +79,10 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     this.id = id;
     this.autoRequeue = options.autoRequeue ?? false;
     this.takeLeadership = options.takeLeadership;
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? client.childLogger({ recipe: 'leader-selector', path: this.path });
+    this.retryPolicy = options.retryPolicy ?? client.retryPolicy;
     // Curator writes the id only when there is one (an empty node otherwise).
-    this.mutex = new Mutex(client, this.path, id.length > 0 ? { data: Buffer.from(id, 'utf8') } : {});
+    this.mutex = new Mutex(client, this.path, id.length > 0 ? { data: Buffer.from(id, 'utf8'), logger: this.logger } : { logger: this.logger });
   }
 
   get state(): SelectorState {
@@ -146,8 +144,6 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     this.selectorState = 'closed';
     this.lifetime.abort(new ClosedError(`leader selector ${this.path}`));
     this.term?.end('closed');
-    if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
-    this.wakeRetry?.();
     await this.running;
     await this.mutex.close();
   }
@@ -210,17 +206,11 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     }
   }
 
-  private backoff(failures: number): Promise<void> {
-    const ms = Math.min(5000, 50 * 2 ** Math.min(failures, 7));
-    return new Promise((resolve) => {
-      this.wakeRetry = () => {
-        this.wakeRetry = null;
-        if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
-        this.retryTimer = null;
-        resolve();
-      };
-      this.retryTimer = this.client.clock.setTimeout(() => this.wakeRetry?.(), ms);
-    });
+  /** The policy's pause before the next attempt; close() (or the client's) cuts it short. */
+  private async backoff(failures: number): Promise<void> {
+    const timeoutMs = this.client.backoffMs(failures - 1, this.retryPolicy);
+    using scope = this.client.waitScope({ timeoutMs, signal: this.lifetime.signal }, `leader selector ${this.path} backoff`);
+    await scope.whenAborted;
   }
 
   private report(err: unknown, what: string): void {

@@ -1,5 +1,16 @@
-/** One leadership term: its fencing token and the signal that ends it. */
+/** One leadership term: its fencing token and the signal that ends it; and what every participant is given. */
+import type { Logger, RetryPolicy } from '@tenure/client';
 import { LeadershipLostError, type LeadershipEnd } from './errors.js';
+
+/** Options of every participant, latch or selector. */
+export interface ParticipantOptions {
+  /** The participant's id: the data of our node. Default ''. */
+  id?: string;
+  /** pino-compatible; default a child of the client's logger. */
+  logger?: Logger;
+  /** Paces the retries after a failure (its `delayMs`); default the client's retry policy. */
+  retryPolicy?: RetryPolicy;
+}
 
 /** What a participant holds while it leads. */
 export interface Leadership {

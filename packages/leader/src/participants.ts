@@ -3,7 +3,9 @@
  * sequence after the last occurrence of the recipe's name (`latch-` for LeaderLatch, `lock-` for
  * LeaderSelector), each participant's id in its node's data (UTF-8). The first node leads.
  */
-import { NoNodeError, type Client } from '@tenure/client';
+import { NoNodeError, sortBySequence, type Client } from '@tenure/client';
+
+export { sequenceAfter } from '@tenure/client';
 
 /** One node of an election. */
 export interface Participant {
@@ -15,18 +17,9 @@ export interface Participant {
   readonly path: string;
 }
 
-/** Curator's standardFixForSorting: the part of a name after the last occurrence of `name`. */
-export function sequenceAfter(child: string, name: string): string {
-  const i = child.lastIndexOf(name);
-  return i < 0 ? child : child.slice(i + name.length);
-}
-
-/** Children in election order (a stable sort, as Curator's, so equal keys keep the server's order). */
+/** Children in election order: the client's sequence-queue order (a stable sort by the sequence after `name`). */
 export function electionOrder(children: readonly string[], name: string): string[] {
-  return children
-    .map((child) => ({ child, key: sequenceAfter(child, name) }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((e) => e.child);
+  return sortBySequence(children, name);
 }
 
 /**

@@ -14,16 +14,8 @@
  * `keepNodeUntilRelease` a lease that ends by itself aborts its signal just the same but keeps its
  * node until release(), so the next holder waits for our work to stop (Curator's LeaderSelector).
  */
-import {
-  ConnectionState,
-  NoNodeError,
-  WatcherType,
-  type Client,
-  type Stat,
-  type WatchEvent,
-} from '@tenure/client';
+import { ConnectionState, NoNodeError, type Client, type Stat, type WatchEvent } from '@tenure/client';
 import { LeaseLostError, type LeaseEnd } from './errors.js';
-import { clientClosedSignal } from './client-closed.js';
 
 export interface HeldNodeOptions {
   /** Called with the node's data when it is first read and whenever it changes while held. */
@@ -47,7 +39,8 @@ export class HeldNode {
   /** Set once the node is handed out: a node refused at construction is abandoned by the queue. */
   private keepUntilRelease = false;
   private deleting: Promise<void> | null = null;
-  private readonly clientClosed: AbortSignal;
+  /** The watch on our node goes through this view, so dropping it is removeAllWatches. */
+  private readonly watches: Client;
   private readonly onClientClosed = (): void => this.end('closed');
   private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
   private readonly onWatch = (ev: WatchEvent): void => this.nodeChanged(ev);
@@ -62,13 +55,13 @@ export class HeldNode {
     this.signal = this.controller.signal;
     this.fencingToken = stat.czxid;
     this.sessionId = stat.ephemeralOwner;
+    this.watches = client.trackingWatches();
     client.on('stateChanged', this.onState);
-    this.clientClosed = clientClosedSignal(client);
-    if (this.clientClosed.aborted) {
+    if (client.closedSignal.aborted) {
       this.end('closed');
       return;
     }
-    this.clientClosed.addEventListener('abort', this.onClientClosed, { once: true });
+    client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
     if (client.sessionId !== this.sessionId) {
       this.end('not-owner');
       return;
@@ -113,7 +106,7 @@ export class HeldNode {
     const keep = this.keepUntilRelease && end !== 'released' && end !== 'closed' && end !== 'deleted' && !this.client.closed;
     this.state = keep ? 'kept' : 'ended';
     this.client.off('stateChanged', this.onState);
-    this.clientClosed.removeEventListener('abort', this.onClientClosed);
+    this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
     this.controller.abort(new LeaseLostError(this.path, end));
     if (end === 'deleted' || this.client.closed) {
       // Gone already, or the client's close ends the session and its ephemerals.
@@ -145,12 +138,11 @@ export class HeldNode {
   }
 
   private dropWatch(): void {
-    if (this.client.closed) return;
-    this.client.removeWatches(this.path, WatcherType.Data, { watcher: this.onWatch, quietly: true }).catch(() => {});
+    void this.watches.removeAllWatches();
   }
 
   private watchNode(): void {
-    this.client.getData(this.path, { watch: this.onWatch }).then(
+    this.watches.getData(this.path, { watch: this.onWatch }).then(
       ({ data, stat }) => {
         if (this.state !== 'held') return;
         if (stat.ephemeralOwner !== this.sessionId || this.client.sessionId !== this.sessionId) return this.end('not-owner');

@@ -5,8 +5,8 @@
  * lock object) share the node and its token; each returns its own Lease, and the node is deleted
  * when the last of them is released.
  */
+import type { WaitScope } from '@tenure/client';
 import type { HeldNode } from './held-node.js';
-import type { WaitScope } from './wait-scope.js';
 
 /** One hold of a lock, a read or write lock, or one semaphore lease. */
 export interface Lease extends AsyncDisposable {

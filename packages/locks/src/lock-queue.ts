@@ -1,5 +1,6 @@
 /**
- * The queue under every lock here (Curator's LockInternals, written over the Tenure client):
+ * The queue under every lock here (Curator's LockInternals), over the client's sequence queue
+ * (`@tenure/client` sequence-queue.ts: order, predecessor wait, abandon):
  *
  * 1. Create `<base>/_c_<uuid>-<lockName><10-digit seq>` EPHEMERAL_SEQUENTIAL with a protected
  *    create (a lost reply is recovered by finding our uuid; a failed create leaves no orphan),
@@ -8,34 +9,34 @@
  * 2. List the children. The first listing is sent right behind the create, so in the common case
  *    both answers come back in one round trip. Sort by the sequence after the lock name.
  * 3. The recipe's rule decides from that order: granted, or the one node to watch (for a mutex, our
- *    immediate predecessor: each release wakes exactly one waiter, no herd). Watch it with getData,
- *    which leaves no watch behind when the node is already gone, and list again when it fires.
- * 4. Timeout, abort or failure: remove the watch and delete our node with a guaranteed delete,
- *    so no orphan holds up the queue. If the session is lost while we wait, our node went with
- *    it: start again with a new node, at the back of the queue.
+ *    immediate predecessor: each release wakes exactly one waiter, no herd). Wait for it, list again.
+ * 4. Timeout, abort or failure: abandon our node (guaranteed delete, awaited while connected), so no
+ *    orphan holds up the queue. If the session is lost while we wait, our node went with it: start
+ *    again with a new node, at the back of the queue.
  */
 import {
   ConnectionState,
   CreateMode,
-  KeeperError,
   NoNodeError,
   SessionExpiredError,
-  WatcherType,
+  abandonNode,
   newProtectedId,
+  sortBySequence,
+  waitForPredecessor,
   type Client,
+  type Logger,
   type NodeData,
   type Stat,
-  type WatchCallback,
+  type WaitScope,
 } from '@tenure/client';
 import { HeldNode, type HeldNodeOptions } from './held-node.js';
-import type { WaitScope } from './wait-scope.js';
 
 export type Decision = { granted: true } | { granted: false; watch: string };
 
 export interface QueueSpec {
   /** The queue's parent node. */
   basePath: string;
-  /** 'lock-', '__READ__', '__WRIT__', 'lease-'. */
+  /** 'lock-', '__READ__', '__WRIT__'. */
   lockName: string;
   data: NodeData | null;
   /**
@@ -48,6 +49,7 @@ export interface QueueSpec {
   /** The recipe's rule, over the children sorted by sortKey. */
   decide(sorted: readonly string[], ourName: string): Decision;
   held?: HeldNodeOptions;
+  logger: Logger;
 }
 
 const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
@@ -97,13 +99,6 @@ async function attempt(client: Client, spec: QueueSpec, scope: WaitScope): Promi
   const session = created.stat.ephemeralOwner;
   if (session !== client.sessionId) return null; // created in a session that has ended since
 
-  let watched: { path: string; callback: WatchCallback } | null = null;
-  const unwatch = (): void => {
-    if (watched === null) return;
-    const { path, callback } = watched;
-    watched = null;
-    if (!client.closed) client.removeWatches(path, WatcherType.Data, { watcher: callback, quietly: true }).catch(() => {});
-  };
   try {
     let children = listing ? await listing : null;
     for (;;) {
@@ -113,8 +108,7 @@ async function attempt(client: Client, spec: QueueSpec, scope: WaitScope): Promi
         if (children === null || !children.includes(ourName)) return null;
       }
       if (client.sessionId !== session) return null;
-      const sorted = sortChildren(children, spec.sortKey);
-      const decision = spec.decide(sorted, ourName);
+      const decision = spec.decide(sortBySequence(children, spec.sortKey), ourName);
       if (decision.granted) {
         const held = await grant(client, spec, ourPath, created.stat, scope);
         if (held !== undefined) return held;
@@ -122,13 +116,10 @@ async function attempt(client: Client, spec: QueueSpec, scope: WaitScope): Promi
         continue;
       }
       children = null;
-      const woke = await waitForChange(client, `${spec.basePath}/${decision.watch}`, session, scope, (w) => (watched = w));
-      unwatch();
-      if (!woke) return null;
+      if (!(await waitForPredecessor(client, `${spec.basePath}/${decision.watch}`, session, scope))) return null;
     }
   } catch (err) {
-    unwatch();
-    await abandon(client, ourPath, session);
+    await abandonNode(client, ourPath, session, { logger: spec.logger });
     if (scope.aborted) throw scope.reason;
     if (err instanceof SessionExpiredError) return null;
     throw err;
@@ -165,94 +156,5 @@ async function listChildren(client: Client, basePath: string, scope: WaitScope):
   } catch (err) {
     if (err instanceof NoNodeError) return null;
     throw err;
-  }
-}
-
-/**
- * Watches `path` and waits for any change to it. Returns true on a change (or when it is already
- * gone), false when our session ended meanwhile; throws the scope's reason when the wait is over.
- */
-async function waitForChange(
-  client: Client,
-  path: string,
-  session: bigint,
-  scope: WaitScope,
-  registered: (w: { path: string; callback: WatchCallback }) => void,
-): Promise<boolean> {
-  let changed = false;
-  let wake: (() => void) | null = null;
-  const callback: WatchCallback = (ev) => {
-    if (ev.type === 'DataWatchRemoved' || ev.type === 'ChildWatchRemoved') return;
-    changed = true;
-    wake?.();
-  };
-  registered({ path, callback });
-  try {
-    await client.getData(path, { watch: callback });
-  } catch (err) {
-    if (err instanceof NoNodeError) return true; // already released: list again
-    throw err;
-  }
-  // The client registers the watch as the reply comes off the wire, so an event right behind it
-  // has already fired by now.
-  if (changed) return true;
-  const onState = (s: ConnectionState): void => {
-    if (s === ConnectionState.LOST || (client.sessionId !== session && client.sessionId !== 0n)) wake?.();
-  };
-  const onAbort = (): void => wake?.();
-  client.on('stateChanged', onState);
-  scope.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-      if (scope.aborted || client.sessionId !== session) resolve();
-    });
-  } finally {
-    client.off('stateChanged', onState);
-    scope.signal.removeEventListener('abort', onAbort);
-    wake = null;
-  }
-  scope.check();
-  return changed || client.sessionId === session;
-}
-
-/** Sorts by the key, keeping the server's order for equal keys (Curator's stable sort). */
-export function sortChildren(children: readonly string[], sortKey: (name: string) => string): string[] {
-  return children
-    .map((name) => ({ name, key: sortKey(name) }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .map((e) => e.name);
-}
-
-/** Curator's standardFixForSorting: the part after the last occurrence of the lock name. */
-export function sequenceAfter(name: string, lockName: string): string {
-  const i = name.lastIndexOf(lockName);
-  return i < 0 ? name : name.slice(i + lockName.length);
-}
-
-/**
- * Deletes a node we gave up (guaranteed). Waits while connected, so that a timed-out acquire
- * returns with its node gone; while disconnected it goes on in the background
- * (`client.pendingDeletes`) and ends with the session at the latest.
- */
-export async function abandon(client: Client, path: string, session: bigint): Promise<void> {
-  if (client.closed) return;
-  if (client.sessionId !== session && client.sessionId !== 0n) return; // the node went with its session
-  const deleting = client.delete(path, { guaranteed: true }).catch((err: unknown) => {
-    if (err instanceof NoNodeError || err instanceof KeeperError) return;
-  });
-  if (!client.isConnected) return;
-  let off: (() => void) | undefined;
-  const disconnected = new Promise<void>((resolve) => {
-    const onState = (s: ConnectionState): void => {
-      if (s !== ConnectionState.CONNECTED && s !== ConnectionState.RECONNECTED) resolve();
-    };
-    client.on('stateChanged', onState);
-    off = () => client.off('stateChanged', onState);
-  });
-  try {
-    await Promise.race([deleting, disconnected]);
-  } finally {
-    off?.();
   }
 }

@@ -4,10 +4,9 @@
  * aborted), and releases them in reverse order. Creates no nodes of its own; each lock lays out its
  * own. Give every process the same order, or two MultiLocks can deadlock until their timeouts.
  */
-import type { Client } from '@tenure/client';
+import type { Client, WaitOptions } from '@tenure/client';
 import type { Lease } from './lease.js';
 import { Mutex } from './mutex.js';
-import { WaitScope, type WaitOptions } from './wait-scope.js';
 
 /** Anything that acquires a lease: Mutex, ReadLock, WriteLock, SemaphoreMutex, Semaphore. */
 export interface Lockable {
@@ -47,7 +46,7 @@ export class MultiLock implements AsyncDisposable {
 
   /** Takes every lock, or none. One timeout and one signal cover the whole wait. */
   async acquire(options: WaitOptions = {}): Promise<MultiLease> {
-    const scope = new WaitScope(this.client, options, 'acquire MultiLock');
+    const scope = this.client.waitScope(options, 'acquire MultiLock');
     const taken: Lease[] = [];
     try {
       for (const lock of this.locks) {

@@ -20,17 +20,29 @@
  * data is set to `__REVOKE__` (Revoker.attemptRevoke, from Tenure or Curator) has its listener
  * called with the lease; releasing is up to the listener.
  */
-import { ClosedError, NoNodeError, type Client, type NodeData } from '@tenure/client';
+import {
+  ClosedError,
+  NoNodeError,
+  queuePosition,
+  sequenceAfter,
+  sortBySequence,
+  type Client,
+  type Logger,
+  type NodeData,
+  type WaitOptions,
+  type WaitScope,
+} from '@tenure/client';
 import { validatePath } from '@tenure/protocol';
 import type { HeldNode } from './held-node.js';
 import { Holdings, type Holding, type Lease } from './lease.js';
-import { joinQueue, sequenceAfter, sortChildren, type Decision, type QueueSpec } from './lock-queue.js';
+import { joinQueue, type Decision, type QueueSpec } from './lock-queue.js';
 import { REVOKE_MESSAGE } from './revoker.js';
-import { WaitScope, type WaitOptions } from './wait-scope.js';
 
 export interface MutexOptions {
   /** The data of our lock node (Curator's lock node bytes). Default empty. */
   data?: NodeData;
+  /** pino-compatible; default a child of the client's logger. */
+  logger?: Logger;
 }
 
 export interface AcquireOptions extends WaitOptions {
@@ -61,6 +73,7 @@ export class Mutex implements AsyncDisposable {
   private readonly holdings = new Holdings();
   private readonly scopes = new Set<WaitScope>();
   private readonly data: NodeData | null;
+  private readonly logger: Logger;
   private revocation: RevocationListener | undefined;
   private isClosed = false;
 
@@ -73,6 +86,7 @@ export class Mutex implements AsyncDisposable {
   ) {
     this.path = validatePath(path);
     this.data = options.data ?? null;
+    this.logger = options.logger ?? client.childLogger({ recipe: 'mutex', path: this.path });
   }
 
   /**
@@ -81,7 +95,7 @@ export class Mutex implements AsyncDisposable {
    */
   async acquire(options: AcquireOptions = {}): Promise<Lease> {
     if (this.isClosed) throw new ClosedError(`lock ${this.path}`);
-    const scope = new WaitScope(this.client, options, `acquire ${this.path}`);
+    const scope = this.client.waitScope(options, `acquire ${this.path}`);
     this.scopes.add(scope);
     try {
       const owner = options.owner;
@@ -99,6 +113,7 @@ export class Mutex implements AsyncDisposable {
         data: revocable ? null : this.data,
         sortKey: (name) => this.sortKey(name),
         decide: (sorted, ours) => this.decide(sorted, ours, owner),
+        logger: this.logger,
         held: {
           keepNodeUntilRelease: options.keepNodeUntilRelease === true,
           onData: (data) => {
@@ -138,7 +153,7 @@ export class Mutex implements AsyncDisposable {
   async participantNodes(): Promise<string[]> {
     try {
       const { children } = await this.client.getChildren(this.path);
-      return sortChildren(children, (n) => this.sortKey(n)).map((n) => `${this.path}/${n}`);
+      return sortBySequence(children, (n) => this.sortKey(n)).map((n) => `${this.path}/${n}`);
     } catch (err) {
       if (err instanceof NoNodeError) return [];
       throw err;
@@ -180,8 +195,8 @@ export class Mutex implements AsyncDisposable {
 
   /** The first node holds the lock; the others watch their immediate predecessor. */
   protected decide(sorted: readonly string[], ourName: string, _owner: unknown): Decision {
-    const i = sorted.indexOf(ourName);
-    return i === 0 ? { granted: true } : { granted: false, watch: sorted[i - 1]! };
+    const position = queuePosition(sorted, ourName)!;
+    return position.granted ? { granted: true } : { granted: false, watch: position.watch };
   }
 
   /** Throws when this acquire must be refused. */

@@ -18,10 +18,9 @@
  * Downgrade and upgrade are recognised through the explicit `owner` of acquire(), the same value
  * that makes these locks reentrant. Each lease has its own node and its own czxid token.
  */
-import type { Client } from '@tenure/client';
+import { sequenceAfter, type Client } from '@tenure/client';
 import { LockUpgradeError } from './errors.js';
 import type { Decision } from './lock-queue.js';
-import { sequenceAfter } from './lock-queue.js';
 import { Mutex, type MutexOptions } from './mutex.js';
 
 /** Curator's names; they must have the same length. */

@@ -5,10 +5,9 @@
  * semaphore.ts). Unlike Mutex it is never reentrant: any second acquire waits for the first lease
  * to be released, whoever asks.
  */
-import type { Client } from '@tenure/client';
+import type { Client, WaitOptions } from '@tenure/client';
 import type { Lease } from './lease.js';
 import { Semaphore, type SemaphoreOptions } from './semaphore.js';
-import type { WaitOptions } from './wait-scope.js';
 
 export class SemaphoreMutex implements AsyncDisposable {
   private readonly semaphore: Semaphore;

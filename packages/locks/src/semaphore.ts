@@ -17,30 +17,19 @@
  * on timeout, abort or failure every lease node made so far is deleted.
  * Every lease has its own node, its own czxid token and its own signal.
  */
-import {
-  ClosedError,
-  ConnectionState,
-  CreateMode,
-  NoNodeError,
-  SessionExpiredError,
-  WatcherType,
-  newProtectedId,
-  type Client,
-  type NodeData,
-  type Stat,
-  type WatchCallback,
-} from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, newProtectedId } from '@tenure/client';
+import type { Client, Logger, NodeData, Stat, WaitOptions, WaitScope, WatchCallback } from '@tenure/client';
 import { validatePath } from '@tenure/protocol';
 import { LeaseCountError } from './errors.js';
 import { HeldNode } from './held-node.js';
 import { Holding, type Lease } from './lease.js';
-import { abandon } from './lock-queue.js';
 import { Mutex } from './mutex.js';
-import { WaitScope, type WaitOptions } from './wait-scope.js';
 
 export interface SemaphoreOptions {
   /** The data of each lease node (Curator's setNodeData). Default empty. */
   data?: NodeData;
+  /** pino-compatible; default a child of the client's logger. */
+  logger?: Logger;
 }
 
 const LOCK_PARENT = 'locks';
@@ -53,6 +42,7 @@ export class Semaphore implements AsyncDisposable {
   private readonly lock: Mutex;
   private readonly leasesPath: string;
   private readonly data: NodeData | null;
+  private readonly logger: Logger;
   private readonly scopes = new Set<WaitScope>();
   private readonly live = new Set<Holding>();
   private isClosed = false;
@@ -66,7 +56,8 @@ export class Semaphore implements AsyncDisposable {
     this.path = validatePath(path);
     if (!Number.isSafeInteger(maxLeases) || maxLeases < 1) throw new RangeError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
     this.maxLeases = maxLeases;
-    this.lock = new Mutex(client, `${this.path}/${LOCK_PARENT}`);
+    this.logger = options.logger ?? client.childLogger({ recipe: 'semaphore', path: this.path });
+    this.lock = new Mutex(client, `${this.path}/${LOCK_PARENT}`, { logger: this.logger });
     this.leasesPath = `${this.path}/${LEASE_PARENT}`;
     this.data = options.data ?? null;
   }
@@ -82,7 +73,7 @@ export class Semaphore implements AsyncDisposable {
     if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
     if (count > this.maxLeases) throw new LeaseCountError(this.path, count, this.maxLeases);
     if (this.isClosed) throw new ClosedError(`semaphore ${this.path}`);
-    const scope = new WaitScope(this.client, options, `acquire ${this.path}`);
+    const scope = this.client.waitScope(options, `acquire ${this.path}`);
     this.scopes.add(scope);
     try {
       for (;;) {
@@ -159,7 +150,7 @@ export class Semaphore implements AsyncDisposable {
       if (err instanceof SessionExpiredError) return null;
       throw err;
     } finally {
-      if (granted === null) await Promise.all(created.map((c) => abandon(client, c.path, c.stat.ephemeralOwner)));
+      if (granted === null) await Promise.all(created.map((c) => abandonNode(client, c.path, c.stat.ephemeralOwner, { logger: this.logger })));
       // The next acquirer may go on; the delete need not be awaited (requests stay in order).
       void gate.release().catch(() => {});
     }
@@ -180,10 +171,12 @@ export class Semaphore implements AsyncDisposable {
 
   /**
    * Waits until at most maxLeases lease nodes exist. Returns false when our node is gone (the
-   * session ended). The first listing sets no watch; only a wait does, and it is removed after.
+   * session ended). The first listing sets no watch; only a wait does (through a tracking view),
+   * and it is removed after.
    */
   private async waitForRoom(ourName: string, session: bigint, scope: WaitScope): Promise<boolean> {
     const client = this.client;
+    const watches = client.trackingWatches();
     let changed = false;
     let wake: (() => void) | null = null;
     const callback: WatchCallback = (ev) => {
@@ -214,7 +207,7 @@ export class Semaphore implements AsyncDisposable {
         }
         changed = false;
         watching = true;
-        children = (await client.getChildren(this.leasesPath, { watch: callback })).children;
+        children = (await watches.getChildren(this.leasesPath, { watch: callback })).children;
       }
     } catch (err) {
       if (err instanceof NoNodeError) return false;
@@ -222,9 +215,7 @@ export class Semaphore implements AsyncDisposable {
     } finally {
       client.off('stateChanged', onState);
       scope.signal.removeEventListener('abort', onAbort);
-      if (watching && !changed && !client.closed) {
-        client.removeWatches(this.leasesPath, WatcherType.Children, { watcher: callback, quietly: true }).catch(() => {});
-      }
+      if (watching && !changed) void watches.removeAllWatches();
     }
   }
 }
