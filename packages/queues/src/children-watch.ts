@@ -57,6 +57,11 @@ export class ChildrenWatch {
     }
   }
 
+  /** Counts as a change: consumers list again (an item they skipped may be free now). */
+  poke(): void {
+    this.bump();
+  }
+
   close(): void {
     this.client.off('stateChanged', this.onState);
   }

@@ -4,7 +4,7 @@
  * - At most once (no lockPath): getData, then delete with the version read; the item is gone
  *   before anyone sees it. NoNode or BadVersion: another consumer has it, skip.
  * - At least once (lockPath): create `<lockPath>/<item name>` EPHEMERAL (NodeExists: another
- *   consumer has it, skip), getData, hand the items out, and only then settle the node:
+ *   consumer has it, skip; the queue watches that lock, see queue-base.ts), getData, hand the items out, and only then settle the node:
  *   done → delete it; failed under 'requeue' → one transaction deletes it and creates a new
  *   `queue-` item with the whole original frame; stopped (close, a crash) → leave it. The lock
  *   node goes last (a guaranteed delete); a consumer that dies holding it loses it with its session.
@@ -29,6 +29,8 @@ export interface ClaimContext {
   logger: Logger;
   /** For 'failed' (errorMode 'requeue'): the path to re-create the item under (sequential). */
   requeuePath(itemName: string): string;
+  /** The item's lock node exists: another consumer holds it (it may have died; its lock goes with its session). */
+  heldElsewhere(lockNodePath: string): void;
 }
 
 const nothingToSettle = (): Promise<void> => Promise.resolve();
@@ -52,7 +54,10 @@ export async function claimLocked(cx: ClaimContext, itemPath: string, lockNodePa
   try {
     await client.create(lockNodePath, null, { mode: CreateMode.EPHEMERAL });
   } catch (err) {
-    if (err instanceof NodeExistsError) return null;
+    if (err instanceof NodeExistsError) {
+      cx.heldElsewhere(lockNodePath);
+      return null;
+    }
     throw err;
   }
   const unlock = async (): Promise<void> => {

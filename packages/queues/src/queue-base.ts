@@ -8,6 +8,8 @@
  * - A consumer keeps one children watch (children-watch.ts) and walks one sorted listing at a time
  *   (queue-cursor.ts), taking each item at most once or at least once (item-claim.ts). Items are
  *   handed to the consumer one after another, in order. Names not starting with `queue-` are skipped.
+ *   An item skipped because another consumer holds its lock is watched through that lock node, so
+ *   it is taken as soon as the lock goes (Curator waits for the next change of the children).
  * - Without a consumer the queue is an async iterator of its items.
  * - `close()` stops the consumer (its signal aborts), releases item locks still held (their items
  *   stay), and removes the watch: nothing of ours is left on the server or in the process.
@@ -20,6 +22,7 @@ import {
   type Logger,
   type WaitOptions,
   type WaitScope,
+  type WatchCallback,
 } from '@tenure/client';
 import { ChildrenWatch } from './children-watch.js';
 import { claimAtMostOnce, claimLocked, type Claim, type ClaimContext, type Outcome } from './item-claim.js';
@@ -205,7 +208,12 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   /** The next item, claimed; null when another consumer won it. */
   private async claimNext(cursor: QueueCursor, scope: WaitScope): Promise<Claim | null> {
     const name = (await cursor.next(scope))!;
-    const cx: ClaimContext = { client: this.client, logger: this.logger, requeuePath: (n) => `${this.path}/${this.requeueName(n)}` };
+    const cx: ClaimContext = {
+      client: this.client,
+      logger: this.logger,
+      requeuePath: (n) => `${this.path}/${this.requeueName(n)}`,
+      heldElsewhere: (lockNode) => this.watchLock(lockNode),
+    };
     const itemPath = `${this.path}/${name}`;
     const lockPath = this.options.lockPath;
     const claim = lockPath === undefined ? await claimAtMostOnce(cx, itemPath) : await claimLocked(cx, itemPath, `${lockPath}/${name}`);
@@ -237,6 +245,22 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
       await claim.settle(outcome);
     }
   }
+
+  /**
+   * Beyond Curator, whose consumers look at a skipped item again only when the queue's children
+   * change: a getData watch on the lock node of an item another consumer holds, so that its release
+   * (or its holder's death) wakes our consumers at once. getData leaves no watch when it is gone.
+   */
+  private watchLock(lockNode: string): void {
+    this.client.getData(lockNode, { watch: this.onLockGone }).then(
+      () => {},
+      () => this.watch.poke(),
+    );
+  }
+
+  private readonly onLockGone: WatchCallback = (event) => {
+    if (event.type === 'NodeDeleted') this.watch.poke();
+  };
 
   /** Waits until `<path>` has fewer than `maxItems` children (the count from exists; the watch only while full). */
   private async waitForRoom(maxItems: number, scope: WaitScope): Promise<void> {

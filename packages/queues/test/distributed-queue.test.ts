@@ -278,4 +278,21 @@ describe('DistributedQueue', () => {
     await Promise.all(consumers.map((q) => q.close()));
     await producer.close();
   });
+  it("an item whose lock another consumer holds is taken as soon as that lock goes (its holder's session ended), with no new put", async () => {
+    const other = await clients.open();
+    const producer = new DistributedQueue(client, '/lq', { serializer: text, lockPath: '/lq-locks' });
+    await producer.start();
+    const path = await producer.put('held');
+    await other.create(`/lq-locks/${path.slice(4)}`, null, { mode: CreateMode.EPHEMERAL });
+    const got: string[] = [];
+    const queue = new DistributedQueue(await clients.open(), '/lq', { serializer: text, lockPath: '/lq-locks', consumer: async (item) => void got.push(item) });
+    await queue.start();
+    await sleep(100);
+    expect(got).toEqual([]);
+    await other.close();
+    await eventually(() => got.length === 1, 3000, 'the item once its lock is gone');
+    await queue.close();
+    await producer.close();
+    await eventually(() => noWatches(server), 2000, 'no watches left');
+  });
 });
