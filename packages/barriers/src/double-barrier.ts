@@ -20,12 +20,12 @@
  *
  * leave(), ZooKeeper's double-barrier recipe as Curator runs it:
  * 1. A lost member (roll call): fail with MemberLostError naming it.
- * 2. List the members (children but ready), sorted. None: passed.
- * 3. Ours is missing though we have not deleted it: our session ended inside, MemberLostError.
- * 4. Ours is the only one: mark and delete it, list again.
- * 5. The lowest watches the highest; any other member watches the lowest and marks and deletes
+ * 2. List the members (children but ready), sorted. Ours is missing though we have not deleted
+ *    it: our session ended inside, MemberLostError. No members left: passed.
+ * 3. Ours is the only one: mark and delete it, list again.
+ * 4. The lowest watches the highest; any other member watches the lowest and marks and deletes
  *    its own node (once). Unlike Curator, a member whose node is gone waits for the last one too.
- * 6. Wait for that watch (or a lost member) and go to 1. Finally delete ready.
+ * 5. Wait for that watch (or a lost member) and go to 1. Finally delete ready.
  *
  * A failed enter or leave (timeout, abort, close, lost member) still marks and deletes our node:
  * we withdrew, and nobody waits on us.
@@ -166,12 +166,12 @@ export class DoubleBarrier implements AsyncDisposable {
       roll.check();
       const { children } = await scope.race(this.client.getChildren(this.path, { signal: scope.signal }).catch(noChildren));
       const members = children.filter((c) => c !== READY).sort();
-      if (members.length === 0) return;
       const ourIndex = members.indexOf(this.memberName);
       if (ourIndex < 0 && this.nodeUp) {
         this.nodeUp = false;
         throw new MemberLostError(this.path, this.memberName, true);
       }
+      if (members.length === 0) return;
       if (ourIndex === 0 && members.length === 1) {
         await scope.race(this.withdraw());
         continue;
