@@ -40,8 +40,8 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
   private czxid = -1n;
   private decoded: VersionedValue<T> | null = null;
   private phase: Phase = 'new';
-  private reading: Promise<void> | null = null;
-  private readAgain = false;
+  private reading: Promise<void> = Promise.resolve();
+  private queued = false;
   /** Reads in flight: close() waits for them, so that no watch is set after it removed ours. */
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly watching: Client;
@@ -130,25 +130,17 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
     if (this.phase !== 'started') throw new Error(`${this.path}: ${operation}() needs start() first (and no close())`);
   }
 
-  /** Reads again, once at a time; a request made while a read runs makes one more. Never rejects. */
+  /** Queues a re-read behind the one in flight; requests made while one waits join it. Never rejects. */
   private refresh(): void {
-    if (this.phase !== 'started') return;
-    if (this.reading !== null) {
-      this.readAgain = true;
-      return;
-    }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false;
-        try {
-          await this.read();
-        } catch (err) {
-          // The next reconnect reads again.
-          this.client.logger.debug({ err, path: this.path }, 'shared value: re-read failed');
-        }
-      } while (this.readAgain && this.phase === 'started');
-      this.reading = null;
-    })();
+    if (this.phase !== 'started' || this.queued) return;
+    this.queued = true;
+    this.reading = this.reading
+      .then(() => {
+        this.queued = false;
+        return this.read();
+      })
+      // The next watch event or reconnect reads again.
+      .catch((err: unknown) => this.client.logger.debug({ err, path: this.path }, 'shared value: re-read failed'));
   }
 
   private read(): Promise<void> {
