@@ -1,0 +1,79 @@
+/** The counters on a real ZooKeeper 3.8: bytes, contention, a lost connection and an expired session. */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { zookeeper } from '@tenure/zookeeper';
+import { AtomicLong, SharedCount } from '../src/index.js';
+import { Clients, eventually } from './harness.js';
+
+const zk = realZooKeeper();
+
+describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
+  let server: TestingServer;
+  let clients: Clients;
+  let proxy: FaultProxy | undefined;
+
+  beforeAll(async () => {
+    server = await TestingServer.start();
+    clients = new Clients(() => server.transport());
+  });
+  afterEach(async () => {
+    proxy?.heal();
+    await clients.closeAll();
+    await proxy?.close();
+    proxy = undefined;
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('SharedCount: seed under container parents, change events, 3 x 30 trySetCount loops = 90', async () => {
+    const cs = await clients.openMany(3);
+    const counts = cs.map((c) => new SharedCount(c, '/zk/counts/a', 0));
+    await Promise.all(counts.map((c) => c.start()));
+    expect((await cs[0]!.getData('/zk/counts/a')).data).toEqual(Buffer.alloc(4));
+    const seen: number[] = [];
+    counts[2]!.on('change', (v) => seen.push(v.value));
+    await Promise.all(
+      counts.map(async (count) => {
+        for (let done = 0; done < 30; ) {
+          const v = count.getVersionedValue();
+          if (await count.trySetCount(v.value + 1, v)) done++;
+        }
+      }),
+    );
+    await eventually(() => counts.every((c) => c.count === 90));
+    expect(seen.at(-1)).toBe(90);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen); // in version order
+    await Promise.all(counts.map((c) => c.close()));
+  });
+
+  it('SharedCount survives a reset connection and an expired session: it re-reads and keeps its watch', async () => {
+    proxy = await FaultProxy.start(server.connectString);
+    const a = await clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 4000 });
+    const b = await clients.open();
+    await using count = new SharedCount(a, '/zk/survive', 0);
+    await count.start();
+    proxy.reset();
+    await b.setData('/zk/survive', Buffer.from([0, 0, 0, 1]));
+    await eventually(() => count.count === 1, 10_000);
+    await expireSession(a);
+    await b.setData('/zk/survive', Buffer.from([0, 0, 0, 2]));
+    await eventually(() => count.count === 2, 15_000);
+    await b.setData('/zk/survive', Buffer.from([0, 0, 0, 3]));
+    await eventually(() => count.count === 3, 10_000);
+  });
+
+  it('AtomicLong: 4 contenders x 50 increments end at exactly the number that succeeded', async () => {
+    const cs = await clients.openMany(4);
+    const longs = cs.map((c) => new AtomicLong(c, '/zk/long'));
+    let succeeded = 0;
+    await Promise.all(
+      longs.map(async (n) => {
+        for (let i = 0; i < 50; i++) if ((await n.increment()).succeeded) succeeded++;
+      }),
+    );
+    expect((await longs[0]!.get()).preValue).toBe(BigInt(succeeded));
+    expect((await cs[0]!.getData('/zk/long')).data.length).toBe(8);
+    await Promise.all(longs.map((n) => n.close()));
+  });
+});
