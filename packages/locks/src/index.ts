@@ -4,7 +4,7 @@
  */
 export { Mutex, type MutexOptions, type AcquireOptions, type RevocationListener } from './mutex.js';
 export { ReadWriteLock, ReadLock, WriteLock, READ_LOCK_NAME, WRITE_LOCK_NAME } from './read-write-lock.js';
-export { Semaphore, type SemaphoreOptions } from './semaphore.js';
+export { Semaphore, type SemaphoreOptions, type LeaseCount } from './semaphore.js';
 export { SemaphoreMutex } from './semaphore-mutex.js';
 export { MultiLock, type MultiLease, type Lockable } from './multi-lock.js';
 export { Revoker, REVOKE_MESSAGE } from './revoker.js';

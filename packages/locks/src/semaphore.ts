@@ -1,5 +1,6 @@
 /**
- * Semaphore: Curator's InterProcessSemaphoreV2 layout, with a fixed maximum number of leases.
+ * Semaphore: Curator's InterProcessSemaphoreV2 layout, with a fixed maximum number of leases or
+ * one that follows a count (Curator's SharedCount constructor).
  *
  * Nodes:
  * - `<path>/locks/_c_<uuid>-lock-<seq>`: a Mutex that lets one acquirer at a time take leases;
@@ -11,6 +12,10 @@
  * watches, so there is no herd). Then release the mutex. Every lease node is counted, granted or
  * waiting, so a lease is granted only when at most maxLeases nodes exist: the limit holds even if the
  * mutex is lost meanwhile (the mutex only keeps acquirers from blocking each other).
+ *
+ * A count-backed maximum is read at every check, and a change of the count wakes the waiter, which
+ * compares again. Lowering it revokes no lease: new acquirers wait until enough are returned. Its
+ * listener is on the count only while an acquirer waits (and close() removes it).
  *
  * acquire(n) is all or nothing: the mutex is held until all n leases are granted (Curator takes it
  * once per lease, so two acquirers of n can each end up holding part and wait for each other);
@@ -25,6 +30,17 @@ import { HeldNode } from './held-node.js';
 import { Holding, type Lease } from './lease.js';
 import { Mutex } from './mutex.js';
 
+/**
+ * A maximum that moves: any `{ count, on('change'), off('change') }`, such as @tenure/counters'
+ * SharedCount (started by the caller; the semaphore never writes it). Typed by shape, so that this
+ * package does not depend on @tenure/counters.
+ */
+export interface LeaseCount {
+  readonly count: number;
+  on(event: 'change', listener: () => void): unknown;
+  off(event: 'change', listener: () => void): unknown;
+}
+
 export interface SemaphoreOptions {
   /** The data of each lease node (Curator's setNodeData). Default empty. */
   data?: NodeData;
@@ -38,7 +54,9 @@ const LEASE_BASE_NAME = 'lease-';
 
 export class Semaphore implements AsyncDisposable {
   readonly path: string;
-  readonly maxLeases: number;
+  private readonly limit: number | LeaseCount;
+  /** Removers of the count listeners of waiting acquirers. */
+  private readonly countListeners = new Set<() => void>();
   private readonly lock: Mutex;
   private readonly leasesPath: string;
   private readonly data: NodeData | null;
@@ -50,28 +68,33 @@ export class Semaphore implements AsyncDisposable {
   constructor(
     readonly client: Client,
     path: string,
-    maxLeases: number,
+    maxLeases: number | LeaseCount,
     options: SemaphoreOptions = {},
   ) {
     this.path = validatePath(path);
-    if (!Number.isSafeInteger(maxLeases) || maxLeases < 1) throw new RangeError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
-    this.maxLeases = maxLeases;
+    if (typeof maxLeases === 'number' && (!Number.isSafeInteger(maxLeases) || maxLeases < 1)) throw new RangeError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
+    this.limit = maxLeases;
     this.logger = options.logger ?? client.childLogger({ recipe: 'semaphore', path: this.path });
     this.lock = new Mutex(client, `${this.path}/${LOCK_PARENT}`, { logger: this.logger });
     this.leasesPath = `${this.path}/${LEASE_PARENT}`;
     this.data = options.data ?? null;
   }
 
+  /** The maximum now: the fixed one, or the count's current value. */
+  get maxLeases(): number {
+    return typeof this.limit === 'number' ? this.limit : this.limit.count;
+  }
+
   /** One lease. Rejects with TimeoutError, AbortError or ClosedError; nothing is left behind then. */
   acquire(options?: WaitOptions): Promise<Lease>;
-  /** `count` leases, all or none. */
+  /** `count` leases, all or none. With a count-backed maximum, more than it allows now waits for it to rise. */
   acquire(count: number, options?: WaitOptions): Promise<Lease[]>;
   async acquire(countOrOptions?: number | WaitOptions, maybeOptions?: WaitOptions): Promise<Lease | Lease[]> {
     const many = typeof countOrOptions === 'number';
     const count = many ? countOrOptions : 1;
     const options = (many ? maybeOptions : countOrOptions) ?? {};
     if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
-    if (count > this.maxLeases) throw new LeaseCountError(this.path, count, this.maxLeases);
+    if (typeof this.limit === 'number' && count > this.limit) throw new LeaseCountError(this.path, count, this.maxLeases);
     if (this.isClosed) throw new ClosedError(`semaphore ${this.path}`);
     const scope = this.client.waitScope(options, `acquire ${this.path}`);
     this.scopes.add(scope);
@@ -104,6 +127,7 @@ export class Semaphore implements AsyncDisposable {
     if (this.isClosed) return;
     this.isClosed = true;
     for (const s of this.scopes) s.abort(new ClosedError(`semaphore ${this.path}`));
+    for (const stop of [...this.countListeners]) stop();
     await Promise.allSettled([...this.live].map((h) => h.node.release('closed')));
     await this.lock.close();
   }
@@ -169,6 +193,19 @@ export class Semaphore implements AsyncDisposable {
     throw new SessionExpiredError(this.leasesPath);
   }
 
+  /** Calls `listener` on each change of a count-backed maximum, until the returned function is called or close(). */
+  private onCountChange(listener: () => void): () => void {
+    const limit = this.limit;
+    if (typeof limit === 'number' || this.isClosed) return () => {};
+    limit.on('change', listener);
+    const stop = (): void => {
+      limit.off('change', listener);
+      this.countListeners.delete(stop);
+    };
+    this.countListeners.add(stop);
+    return stop;
+  }
+
   /**
    * Waits until at most maxLeases lease nodes exist. Returns false when our node is gone (the
    * session ended). The first listing sets no watch; only a wait does (through a tracking view),
@@ -189,21 +226,28 @@ export class Semaphore implements AsyncDisposable {
       if (s === ConnectionState.LOST || (client.sessionId !== session && client.sessionId !== 0n)) wake?.();
     };
     const onAbort = (): void => wake?.();
+    let recount = false; // the maximum moved since we last compared
+    const stopCount = this.onCountChange(() => {
+      recount = true;
+      wake?.();
+    });
     client.on('stateChanged', onState);
     scope.signal.addEventListener('abort', onAbort, { once: true });
     try {
       let children = (await client.getChildren(this.leasesPath)).children;
       for (;;) {
         if (!children.includes(ourName) || client.sessionId !== session) return false;
+        recount = false;
         if (children.length <= this.maxLeases) return true;
         if (watching && !changed) {
           await new Promise<void>((resolve) => {
             wake = resolve;
-            if (scope.aborted || client.sessionId !== session) resolve();
+            if (recount || scope.aborted || client.sessionId !== session) resolve();
           });
           wake = null;
           scope.check();
           if (client.sessionId !== session) return false;
+          if (recount && !changed) continue; // only the maximum moved: the listing stands
         }
         changed = false;
         watching = true;
@@ -213,6 +257,7 @@ export class Semaphore implements AsyncDisposable {
       if (err instanceof NoNodeError) return false;
       throw err;
     } finally {
+      stopCount();
       client.off('stateChanged', onState);
       scope.signal.removeEventListener('abort', onAbort);
       if (watching && !changed) void watches.removeAllWatches();
