@@ -59,18 +59,26 @@ export const stateChannel: diagnostics_channel.Channel = diagnostics_channel.cha
 
 /** Runs `run` inside the request channel's events. Call only when `requestChannel.hasSubscribers`. */
 export function traced<T>(op: OperationName, path: string | undefined, run: () => Promise<T>): Promise<T> {
-  const message: RequestMessage = { op, path };
-  return requestChannel.tracePromise(
-    () =>
-      run().catch((err: unknown) => {
-        message.code = codeOf(err);
-        throw err;
-      }),
-    message,
-  );
+  return requestChannel.tracePromise(run, new TracedRequest(op, path));
 }
 
-function codeOf(err: unknown): string {
-  if (err instanceof KeeperError) return err.codeName;
-  return err instanceof Error ? err.name : typeof err;
+/** tracePromise sets `error`; setting it fills in `code` too, so the error hook already sees it. */
+class TracedRequest implements RequestMessage {
+  result?: unknown = undefined;
+  code?: string = undefined;
+  #error: unknown = undefined;
+
+  constructor(
+    readonly op: OperationName,
+    readonly path: string | undefined,
+  ) {}
+
+  get error(): unknown {
+    return this.#error;
+  }
+
+  set error(err: unknown) {
+    this.#error = err;
+    this.code = err instanceof KeeperError ? err.codeName : err instanceof Error ? err.name : typeof err;
+  }
 }
