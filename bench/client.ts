@@ -1,7 +1,9 @@
 /**
  * Pipelined getData through @tenure/client versus raw calls on the embedded server's in-process
  * transport, on the same server code in the same run. The gap is the client's own cost per
- * operation: path validation, namespace, the session timers' bookkeeping, reply mapping.
+ * operation: path validation, namespace, the session timers' bookkeeping, reply mapping. One case
+ * subscribes to the `tenure:client:request` TracingChannel (all five hooks, trivial handlers): the
+ * cost of tracing, against none without a subscriber.
  *
  *   npx tsx bench/client.ts [--seconds 2] [--window 1000] [--rounds 3]
  *
@@ -11,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { OpCode, type Connection } from '@tenure/protocol';
-import { createClient } from '../packages/client/src/index.js';
+import { createClient, requestChannel } from '../packages/client/src/index.js';
 import { createEmbeddedServer } from '../packages/server/src/index.js';
 
 const arg = (name: string, fallback: string): string => {
@@ -22,7 +24,14 @@ const SECONDS = Number(arg('seconds', '2'));
 const WINDOW = Number(arg('window', '1000'));
 const ROUNDS = Number(arg('rounds', '3'));
 
-const CASES = ['raw transport getData', 'client getData', 'client getData (namespace)', 'client exists', 'client setData'] as const;
+const CASES = [
+  'raw transport getData',
+  'client getData',
+  'client getData (namespace)',
+  'client getData (diagnostics subscriber)',
+  'client exists',
+  'client setData',
+] as const;
 type Case = (typeof CASES)[number];
 
 /** `window` loops each keeping one request in flight, for `ms`; returns ops/s. */
@@ -61,6 +70,11 @@ async function runCase(name: Case): Promise<void> {
     await client.start();
     const view = name.includes('namespace') ? client.usingNamespace('app') : client;
     await view.create('/bench', data);
+    if (name === 'client getData (diagnostics subscriber)') {
+      let events = 0;
+      const count = (): void => void events++;
+      requestChannel.subscribe({ start: count, end: count, asyncStart: count, asyncEnd: count, error: count });
+    }
     if (name === 'client exists') op = () => view.exists('/bench');
     else if (name === 'client setData') op = () => view.setData('/bench', data);
     else op = () => view.getData('/bench');
@@ -91,7 +105,7 @@ async function main(): Promise<void> {
   }
   const raw = results.get('raw transport getData')!;
   console.log(`pipelined ops on the embedded server, in-process; window ${WINDOW}, median of ${ROUNDS} x ${SECONDS} s, each case in a fresh process; node ${process.version}`);
-  for (const [name, ops] of results) console.log(`  ${name.padEnd(28)} ${fmt(ops).padStart(10)}   ${(ops / raw).toFixed(2)}x raw getData`);
+  for (const [name, ops] of results) console.log(`  ${name.padEnd(40)} ${fmt(ops).padStart(10)}   ${(ops / raw).toFixed(2)}x raw getData`);
   const client = results.get('client getData')!;
   console.log(`compass target >= 500k/s getData through the client: ${client >= 500_000 ? 'met' : 'not met'} (${fmt(client)})`);
 }

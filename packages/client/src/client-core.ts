@@ -7,9 +7,13 @@
 import { setMaxListeners } from 'node:events';
 import { EventEmitter } from 'eventemitter3';
 import {
+  AuthFailedError,
   ClosedError,
+  ErrorCode,
   KeeperError,
+  OpCode,
   SessionExpiredError,
+  WatcherType,
   isRetryableCode,
   type Connection,
   type Reply,
@@ -17,16 +21,18 @@ import {
   type ResponseFor,
   type Transport,
 } from '@tenure/protocol';
-import { abortReason, sleep, systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from './clock.js';
 import type { ConnectionState, ErrorPolicy } from './connection-state.js';
 import { NotStartedError } from './errors.js';
 import { GuaranteedDeletes } from './guaranteed-delete.js';
 import { silentLogger, type Logger } from './logger.js';
 import { DEFAULTS, positive, type AclProvider, type ClientOptions } from './options.js';
-import { isRetryableError, type RetryPolicy } from './retry-policies.js';
+import { backoffMs, isRetryableError, type RetryPolicy } from './retry-policies.js';
 import { runWithRetry } from './retry-loop.js';
 import { CLOSE_WAIT_MS, Session, hex, type AuthInfo } from './session.js';
+import { setWatchesBatches } from './set-watches.js';
 import { StateDispatcher } from './state-dispatcher.js';
+import { WaitScope, sleep } from './wait-scope.js';
 import { WatchRegistry } from './watch-registry.js';
 
 export interface ClientEvents {
@@ -52,15 +58,10 @@ export class ClientCore {
   readonly errorPolicy: ErrorPolicy;
   readonly aclProvider: AclProvider | undefined;
   readonly maxBufferBytes: number;
-  readonly authInfo: AuthInfo[];
-  started = false;
-  closed = false;
-  /**
-   * Called with the server path of a watched read (`watch: true`) whose caller gave up (abort)
-   * after it was sent: the server may set a watch the registry never recorded, so the client
-   * re-syncs that path's server-side watches once the reply arrives.
-   */
-  onAbandonedWatch: ((fullPath: string) => void) | undefined;
+  /** Sent first thing on every connection; addAuth adds to it. */
+  private readonly authInfo: AuthInfo[];
+  private started = false;
+  private isClosed = false;
   /** The servers the transport may connect to. */
   readonly hosts: readonly string[];
   /** Aborted first thing in close(): the public `client.closedSignal`. */
@@ -90,7 +91,6 @@ export class ClientCore {
     this.session = new Session({
       transport,
       sessionTimeoutMs: this.sessionTimeoutMs,
-      connectionTimeoutMs: this.connectionTimeoutMs,
       canBeReadOnly: opts.canBeReadOnly ?? false,
       authInfo: this.authInfo,
       clock: this.clock,
@@ -110,10 +110,48 @@ export class ClientCore {
     return this.lifetime.signal;
   }
 
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
   /** Throws unless operations may be issued. */
   check(what: string): void {
-    if (this.closed) throw new ClosedError('client');
+    if (this.isClosed) throw new ClosedError('client');
     if (!this.started) throw new NotStartedError(what);
+  }
+
+  // ---- lifecycle ----
+
+  /** Lets operations in and starts connecting (the session connects once). */
+  start(): void {
+    if (this.isClosed) throw new ClosedError('client');
+    this.started = true;
+    this.session.run();
+  }
+
+  /** start() gave up before any connection: stop trying, so that it may be called again. */
+  async abandonStart(): Promise<void> {
+    if (this.states.connectedOnce || this.isClosed) return;
+    this.started = false;
+    await this.session.halt();
+  }
+
+  /**
+   * Adds credentials for this and every later connection; sends them now when connected.
+   * Credentials the server refuses are not kept (AuthFailedError).
+   */
+  async addAuth(scheme: string, auth: Buffer, signal: AbortSignal | undefined): Promise<void> {
+    this.check('addAuth');
+    const entry = { scheme, auth };
+    this.authInfo.push(entry);
+    const conn = this.session.connection;
+    if (conn === null) return; // sent first thing on the next connection
+    const reply = await this.send(conn, { type: OpCode.auth, authType: 0, scheme, auth }, signal, scheme);
+    if (reply.err !== 0) {
+      const i = this.authInfo.indexOf(entry);
+      if (i >= 0) this.authInfo.splice(i, 1);
+      throw new AuthFailedError(undefined, `scheme ${scheme}`);
+    }
   }
 
   /**
@@ -121,7 +159,7 @@ export class ClientCore {
    * arrives (before any later event is dispatched) and throws for error codes.
    */
   run<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>, onReply?: ReplyHook<R>): Promise<T> {
-    if (this.closed) return Promise.reject(new ClosedError('client'));
+    if (this.isClosed) return Promise.reject(new ClosedError('client'));
     if (!this.started) return Promise.reject(new NotStartedError(path ?? 'operation'));
     const session = this.session;
     const conn = session.connection;
@@ -160,7 +198,7 @@ export class ClientCore {
         policy: this.retryPolicy,
         clock: this.clock,
         signal,
-        stopped: () => this.closed,
+        stopped: () => this.isClosed,
         onRetry: (error, retryCount, sleepMs) =>
           this.logger.debug({ err: error, path, retryCount, sleepMs }, 'retrying'),
       },
@@ -194,16 +232,17 @@ export class ClientCore {
     path: string | undefined,
     onReply?: ReplyHook<R>,
   ): Promise<Reply<ResponseFor<R>>> {
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const scope = signal && new WaitScope(path ?? 'operation', { signal }, { clock: this.clock });
+    if (scope?.aborted) return Promise.reject(scope.reason);
     const session = this.session;
     const sentAt = session.noteSend();
     // A caller that aborted before the reply gets no watch: the server may have set one the
     // registry never records, so the client re-syncs that path's server-side watches instead.
     const hook: ReplyHook<R> | undefined =
-      onReply && signal
+      onReply && scope
         ? (reply) => {
-            if (!signal.aborted) onReply(reply);
-            else if ((req as { watch?: boolean }).watch === true) this.onAbandonedWatch?.((req as unknown as { path: string }).path);
+            if (!scope.aborted) onReply(reply);
+            else if ((req as { watch?: boolean }).watch === true) void this.resyncWatches((req as unknown as { path: string }).path, undefined);
           }
         : onReply;
     const p = conn.send(req, hook).then(
@@ -215,26 +254,39 @@ export class ClientCore {
         throw named(error, path);
       },
     );
-    if (!signal) return p;
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => reject(abortReason(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      p.then(
-        (v) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(v);
-        },
-        (e: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      );
-    });
+    if (!scope) return p;
+    return scope.race(p).finally(() => scope.dispose());
   }
 
   /**
-   * Background work that must outlive its caller (orphan clean-up, guaranteed deletes): retried
-   * with a capped backoff until it succeeds, fails for good, `until()` says stop, or the client closes.
+   * Makes the server's watches on `full` match the registry again after some were removed: one
+   * removeWatches(Any), then SetWatches for whatever kinds we still hold there (with lastZxid, so a
+   * change in between still fires them). Removing by kind is not enough: ZooKeeper 3.8 refuses the
+   * persistent types and removes a persistent watch along with a data or child one on the same path.
+   * Only on a live connection: watches die with their connection, and the next one re-registers
+   * only what the registry holds.
+   */
+  async resyncWatches(full: string, signal: AbortSignal | undefined): Promise<void> {
+    const conn = this.session.connection;
+    if (conn === null || this.isClosed) return;
+    const keep = this.registry.listsFor(full);
+    const requests: Request[] = [{ type: OpCode.removeWatches, path: full, watcherType: WatcherType.Any }, ...setWatchesBatches(keep, this.session.lastZxid)];
+    try {
+      const replies = await Promise.all(requests.map((req) => this.send(conn, req, signal, full)));
+      for (const [i, reply] of replies.entries()) {
+        if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) {
+          this.logger.warn({ path: full, op: requests[i]!.type, err: reply.err }, 'removing a watch on the server failed');
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      this.logger.debug({ err, path: full }, 'removeWatches not answered (the connection went, and its watches with it)');
+    }
+  }
+
+  /**
+   * Background work that must outlive its caller (orphan clean-up): retried, paced by `backoff`,
+   * until it succeeds, fails for good, `until()` says stop, or the client closes.
    */
   spawn(what: string, task: (signal: AbortSignal) => Promise<void>, until: () => boolean = () => false): Promise<void> {
     const signal = this.lifetime.signal;
@@ -250,7 +302,7 @@ export class ClientCore {
             this.logger.warn({ err, what }, 'background task failed');
             return;
           }
-          await sleep(this.clock, Math.min(1000, 50 * 2 ** Math.min(attempt, 5)), signal).catch(() => {});
+          await this.backoff(attempt, signal);
         }
       }
     })();
@@ -259,9 +311,18 @@ export class ClientCore {
     return p;
   }
 
+  /**
+   * The pause before retry `attempt` (0, 1, ...) of background work: the retry policy's backoff
+   * (backoffMs), as Curator's background retries go through its policy. Ends early, without
+   * rejecting, when `signal` aborts.
+   */
+  backoff(attempt: number, signal: AbortSignal): Promise<void> {
+    return sleep(this.clock, backoffMs(this.retryPolicy, attempt), signal).catch(() => {});
+  }
+
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.isClosed) return;
+    this.isClosed = true;
     this.logger.info({ sessionId: hex(this.session.sessionId) }, 'closing');
     this.closing.abort(new ClosedError('client'));
     // Guaranteed deletes in flight on a live connection get one read timeout to land.

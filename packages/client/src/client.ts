@@ -7,7 +7,6 @@
  * share it with another path prefix.
  */
 import {
-  AuthFailedError,
   BadArgumentsError,
   ClosedError,
   CreateMode,
@@ -31,12 +30,12 @@ import {
 } from '@tenure/protocol';
 import type { Clock } from './clock.js';
 import type { ClientCore, ClientEvents } from './client-core.js';
+import { requestChannel, traced } from './diagnostics.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
 import { deleteTree, type ExecAny } from './delete-node.js';
 import { Namespace } from './namespace.js';
 import { checkPath } from './path-check.js';
-import { setWatchesBatches } from './set-watches.js';
 import { aclFor } from './options.js';
 import { PersistentWatchHandle, type PersistentWatch } from './persistent-watch.js';
 import { newProtectedId, protectedCreate } from './protected-create.js';
@@ -151,9 +150,7 @@ export class Client {
     private readonly isRoot: boolean,
     /** Set on a `trackingWatches()` view: the watches `removeAllWatches()` takes back. */
     private readonly tracker: WatchTracker | null = null,
-  ) {
-    if (isRoot) core.onAbandonedWatch = (full) => void this.resyncOnServer(full, undefined);
-  }
+  ) {}
 
   // ---- events and state ----
 
@@ -334,7 +331,7 @@ export class Client {
     if (tracker === null) return;
     const { paths, persistent } = tracker.takeAll();
     await Promise.all([
-      ...paths.map((full) => this.resyncOnServer(full, undefined).catch(() => {})),
+      ...paths.map((full) => this.core.resyncWatches(full, undefined).catch(() => {})),
       ...persistent.map((w) => w.close().catch(() => {})),
     ]);
   }
@@ -358,16 +355,11 @@ export class Client {
    */
   async start(options: WaitOptions = {}): Promise<void> {
     const core = this.core;
-    if (core.closed) throw new ClosedError('client');
-    core.started = true;
-    core.session.run();
+    core.start();
     try {
       await this.waitForState(CONNECTED_STATES, { ...options, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs });
     } catch (err) {
-      if (!core.states.connectedOnce && !core.closed) {
-        core.started = false;
-        await core.session.halt();
-      }
+      await core.abandonStart();
       throw err;
     }
   }
@@ -393,6 +385,10 @@ export class Client {
 
   /** The node's Stat, or null when it does not exist. A `watch` fires on its creation, change or deletion. */
   exists(path: string, options?: WatchOptions): Promise<Stat | null> {
+    return requestChannel.hasSubscribers ? traced('exists', path, () => this.#exists(path, options)) : this.#exists(path, options);
+  }
+
+  #exists(path: string, options?: WatchOptions): Promise<Stat | null> {
     try {
       const full = this.full(path);
       const watch = options?.watch;
@@ -407,6 +403,10 @@ export class Client {
   }
 
   getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
+    return requestChannel.hasSubscribers ? traced('getData', path, () => this.#getData(path, options)) : this.#getData(path, options);
+  }
+
+  #getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
     try {
       const full = this.full(path);
       const watch = options?.watch;
@@ -421,6 +421,10 @@ export class Client {
 
   /** The children's names (unsorted) and the parent's Stat. A `watch` fires when the children change or the node goes. */
   getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
+    return requestChannel.hasSubscribers ? traced('getChildren', path, () => this.#getChildren(path, options)) : this.#getChildren(path, options);
+  }
+
+  #getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
     try {
       const full = this.full(path);
       const watch = options?.watch;
@@ -442,16 +446,28 @@ export class Client {
   }
 
   getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
+    return requestChannel.hasSubscribers ? traced('getACL', path, () => this.#getACL(path, options)) : this.#getACL(path, options);
+  }
+
+  #getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
     return this.simple(path, (full) => ({ type: OpCode.getACL, path: full }), options, (r) => r.response!);
   }
 
   /** Descendants of `path`, not counting the node itself. */
   getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
+    return requestChannel.hasSubscribers ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options)) : this.#getAllChildrenNumber(path, options);
+  }
+
+  #getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
     return this.simple(path, (full) => ({ type: OpCode.getAllChildrenNumber, path: full }), options, (r) => r.response!.totalNumber);
   }
 
   /** This session's ephemerals whose path starts with `prefixPath` (default: all in the namespace). */
   getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
+    return requestChannel.hasSubscribers ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options)) : this.#getEphemerals(prefixPath, options);
+  }
+
+  #getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
     try {
       if (typeof prefixPath !== 'string' || !prefixPath.startsWith('/')) validatePath(prefixPath);
       const ns = this.ns;
@@ -470,6 +486,10 @@ export class Client {
 
   /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
   multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
+    return requestChannel.hasSubscribers ? traced('multiRead', undefined, () => this.#multiRead(ops, options)) : this.#multiRead(ops, options);
+  }
+
+  #multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
     try {
       if (ops.length === 0) return Promise.resolve([]);
       const reqOps = ops.map((op) => {
@@ -495,17 +515,29 @@ export class Client {
 
   /** The identities the server associates with this connection (ZooKeeper 3.7+). */
   whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
+    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options)) : this.#whoAmI(options);
+  }
+
+  #whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
     return this.simple('whoAmI', () => ({ type: OpCode.whoAmI }), options, (r) => r.response!.clientInfo, false);
   }
 
   /** Waits until the server this client talks to has caught up with the leader on `path`. */
   sync(path: string, options?: OperationOptions): Promise<void> {
+    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options)) : this.#sync(path, options);
+  }
+
+  #sync(path: string, options?: OperationOptions): Promise<void> {
     return this.simple(path, (full) => ({ type: OpCode.sync, path: full }), options, () => undefined);
   }
 
   // ---- writes ----
 
   create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
+    return requestChannel.hasSubscribers ? traced('create', path, () => this.#create(path, data, options)) : this.#create(path, data, options);
+  }
+
+  #create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
     try {
       const core = this.core;
       const ns = this.ns;
@@ -546,6 +578,10 @@ export class Client {
 
   /** Deletes a node; see DeleteOptions for deletingChildren and guaranteed. */
   delete(path: string, options: DeleteOptions = {}): Promise<void> {
+    return requestChannel.hasSubscribers ? traced('delete', path, () => this.#delete(path, options)) : this.#delete(path, options);
+  }
+
+  #delete(path: string, options: DeleteOptions = {}): Promise<void> {
     try {
       const core = this.core;
       const full = this.full(path);
@@ -575,6 +611,10 @@ export class Client {
   }
 
   setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
+    return requestChannel.hasSubscribers ? traced('setData', path, () => this.#setData(path, data, options)) : this.#setData(path, data, options);
+  }
+
+  #setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
     try {
       const full = this.full(path);
       const buf = toBuffer(data, 'setData');
@@ -587,6 +627,10 @@ export class Client {
 
   /** Sets the ACL; `version` is compared with the node's aversion. */
   setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
+    return requestChannel.hasSubscribers ? traced('setACL', path, () => this.#setACL(path, acl, options)) : this.#setACL(path, acl, options);
+  }
+
+  #setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
     return this.simple(path, (full) => ({ type: OpCode.setACL, path: full, acl: acl as ACL[], version: options?.version ?? -1 }), options, (r) => r.response!.stat);
   }
 
@@ -599,20 +643,12 @@ export class Client {
    * Adds credentials now and on every later connection (e.g. addAuth('digest', 'user:secret')).
    * Credentials the server refuses (AuthFailedError) are not kept.
    */
-  async addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
-    const core = this.core;
-    core.check('addAuth');
-    const bytes = typeof auth === 'string' ? Buffer.from(auth, 'utf8') : auth;
-    const entry = { scheme, auth: bytes };
-    core.authInfo.push(entry);
-    const conn = core.session.connection;
-    if (conn === null) return; // sent first thing on the next connection
-    const reply = await core.send(conn, { type: OpCode.auth, authType: 0, scheme, auth: bytes }, options.signal, scheme);
-    if (reply.err !== 0) {
-      const i = core.authInfo.indexOf(entry);
-      if (i >= 0) core.authInfo.splice(i, 1);
-      throw new AuthFailedError(undefined, `scheme ${scheme}`);
-    }
+  addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
+    return requestChannel.hasSubscribers ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options)) : this.#addAuth(scheme, auth, options);
+  }
+
+  async #addAuth(scheme: string, auth: Buffer | string, options: OperationOptions): Promise<void> {
+    await this.core.addAuth(scheme, typeof auth === 'string' ? Buffer.from(auth, 'utf8') : auth, options.signal);
   }
 
   // ---- watches ----
@@ -622,7 +658,11 @@ export class Client {
    * subtree) until closed, as an async iterable. It survives reconnects, and yields `reset` after
    * LOST or when events may have been missed.
    */
-  async addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
+  addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
+    return requestChannel.hasSubscribers ? traced('addWatch', path, () => this.#addWatch(path, options)) : this.#addWatch(path, options);
+  }
+
+  async #addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
     const full = this.full(path);
     const recursive = options.recursive ?? false;
     const core = this.core;
@@ -640,7 +680,11 @@ export class Client {
    * on `path`: all of them or one `watcher`. Removed one-shot callbacks receive DataWatchRemoved /
    * ChildWatchRemoved; removed persistent watches end. The server is told unless `local`.
    */
-  async removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
+  removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
+    return requestChannel.hasSubscribers ? traced('removeWatches', path, () => this.#removeWatches(path, type, options)) : this.#removeWatches(path, type, options);
+  }
+
+  async #removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
     const full = this.full(path);
     const core = this.core;
     core.check('removeWatches');
@@ -648,7 +692,7 @@ export class Client {
     const { watcher } = options;
     let removed = 0;
     if (type === WatcherType.Data || type === WatcherType.Children || type === WatcherType.Any) {
-      if (watcher === undefined || typeof watcher === 'function') removed += registry.removeOneShot(full, type, watcher).removed;
+      if (watcher === undefined || typeof watcher === 'function') removed += registry.removeOneShot(full, type, watcher);
     }
     const dropPersistent = (recursive: boolean): void => {
       for (const s of registry.persistentAt(full, recursive)) {
@@ -662,7 +706,7 @@ export class Client {
     if (type === WatcherType.PersistentRecursive || type === WatcherType.Any) dropPersistent(true);
     if (removed === 0 && !options.quietly) throw new NoWatcherError(path);
     if (options.local || removed === 0) return;
-    await this.resyncOnServer(full, options.signal);
+    await this.core.resyncWatches(full, options.signal);
   }
 
   // ---- internals ----
@@ -702,34 +746,7 @@ export class Client {
   /** The last persistent handle of its mode on a path closed: tell the server, if we are connected. */
   private async unregisterPersistent(h: PersistentWatchHandle): Promise<void> {
     if (!this.core.registry.removePersistent(h.fullPath, h.recursive, h)) return;
-    await this.resyncOnServer(h.fullPath, undefined);
-  }
-
-  /**
-   * Makes the server's watches on `full` match the registry again after some were removed: one
-   * removeWatches(Any), then SetWatches for whatever kinds we still hold there (with lastZxid, so a
-   * change in between still fires them). Removing by kind is not enough: ZooKeeper 3.8 refuses the
-   * persistent types and removes a persistent watch along with a data or child one on the same path.
-   * Only on a live connection: watches die with their connection, and the next one re-registers
-   * only what the registry holds.
-   */
-  private async resyncOnServer(full: string, signal: AbortSignal | undefined): Promise<void> {
-    const core = this.core;
-    const conn = core.session.connection;
-    if (conn === null || core.closed) return;
-    const keep = core.registry.listsFor(full);
-    const requests: Request[] = [{ type: OpCode.removeWatches, path: full, watcherType: WatcherType.Any }, ...setWatchesBatches(keep, core.session.lastZxid)];
-    try {
-      const replies = await Promise.all(requests.map((req) => core.send(conn, req, signal, full)));
-      for (const [i, reply] of replies.entries()) {
-        if (reply.err !== 0 && reply.err !== ErrorCode.NOWATCHER) {
-          core.logger.warn({ path: full, op: requests[i]!.type, err: reply.err }, 'removing a watch on the server failed');
-        }
-      }
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      core.logger.debug({ err, path: full }, 'removeWatches not answered (the connection went, and its watches with it)');
-    }
+    await this.core.resyncWatches(h.fullPath, undefined);
   }
 }
 

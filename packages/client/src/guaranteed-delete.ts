@@ -2,12 +2,13 @@
  * Guaranteed deletes (Curator's `delete().guaranteed()`): when a delete fails with a connection
  * problem, it is retried in the background until it succeeds or the session ends. The caller's
  * promise settles only then, so `await` means "the node is gone, or the session that owned it is".
+ * The retries are paced by the client's retry policy, as Curator's go through its retry loop.
  * `client.pendingDeletes` lists what is still being retried.
  */
 import { ClosedError, NoNodeError, SessionExpiredError } from '@tenure/protocol';
-import { abortReason, sleep } from './clock.js';
 import type { ClientCore } from './client-core.js';
 import { isRetryableError } from './retry-policies.js';
+import { WaitScope } from './wait-scope.js';
 
 interface PendingDelete {
   /** Server path. */
@@ -50,11 +51,10 @@ export class GuaranteedDeletes {
           if (!isRetryableError(err)) throw err;
         }
         register();
-        const clock = this.core.clock;
         const lifetime = this.core.lifetimeSignal;
         for (let n = 0; ; n++) {
           if (this.core.closed || this.core.session.epoch !== epoch) return;
-          await sleep(clock, Math.min(1000, 25 * 2 ** Math.min(n, 6)), lifetime).catch(() => {});
+          await this.core.backoff(n, lifetime);
           if (this.core.closed || this.core.session.epoch !== epoch) return;
           try {
             await attempt(epoch);
@@ -77,27 +77,11 @@ export class GuaranteedDeletes {
     const ended = new Promise<void>((resolve) => (entry.settle = resolve));
     const outcome = Promise.race([work, ended]);
     if (!signal) return outcome;
-    return new Promise<void>((resolve, reject) => {
-      if (signal.aborted) {
-        register();
-        return reject(abortReason(signal));
-      }
-      const onAbort = (): void => {
-        register(); // the first attempt may have landed or not: keep going in the background
-        reject(abortReason(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      outcome.then(
-        () => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        (e: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      );
-    });
+    // A caller that stops waiting does not stop the delete: the first attempt may have landed or not.
+    const scope = new WaitScope(`delete ${path}`, { signal }, { clock: this.core.clock });
+    if (scope.aborted) register();
+    else scope.signal.addEventListener('abort', register, { once: true });
+    return scope.race(outcome).finally(() => scope.dispose());
   }
 
   /** The session of `epoch` ended: its deletes are moot. */
@@ -113,9 +97,8 @@ export class GuaranteedDeletes {
   /** Waits up to `ms` for running deletes (the client is closing on a live connection). */
   async flush(ms: number): Promise<void> {
     if (this.running.size === 0) return;
-    const timer = new AbortController();
-    await Promise.race([Promise.allSettled([...this.running]), sleep(this.core.clock, ms, timer.signal).catch(() => {})]);
-    timer.abort();
+    using scope = new WaitScope('flushing guaranteed deletes', { timeoutMs: ms }, { clock: this.core.clock });
+    await Promise.race([Promise.allSettled([...this.running]), scope.whenAborted]);
   }
 
   clear(): void {

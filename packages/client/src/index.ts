@@ -18,6 +18,15 @@ export {
 } from './client.js';
 export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
 export { sequenceAfter, sortBySequence, queuePosition, watchNode, waitForPredecessor, abandonNode, type QueuePosition, type NodeWatch, type AbandonOptions } from './sequence-queue.js';
+export {
+  REQUEST_CHANNEL,
+  STATE_CHANNEL,
+  requestChannel,
+  stateChannel,
+  type OperationName,
+  type RequestMessage,
+  type StateMessage,
+} from './diagnostics.js';
 export type { ClientEvents } from './client-core.js';
 export { ConnectionState, type ErrorPolicy } from './connection-state.js';
 export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';

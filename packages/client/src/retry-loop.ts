@@ -3,8 +3,9 @@
  * injected clock sleeps, so all timing stays on one clock.
  */
 import pRetry from 'p-retry';
-import { abortReason, sleep, type Clock } from './clock.js';
+import type { Clock } from './clock.js';
 import { isRetryableError, type RetryPolicy } from './retry-policies.js';
+import { sleep, typedReason } from './wait-scope.js';
 
 export interface RetryOptions {
   policy: RetryPolicy;
@@ -55,7 +56,7 @@ export async function runWithRetry<T>(
       shouldRetry: () => retry,
     });
   } catch (err) {
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal?.aborted) throw typedReason(signal);
     throw err;
   }
 }

@@ -22,18 +22,19 @@ import {
   ConnectionLossError,
   OpCode,
   SessionExpiredError,
-  TimeoutError,
   type CloseReason,
   type Connection,
+  type ConnectionHandlers,
   type ConnectResult,
   type Transport,
   type WatcherEvent,
 } from '@tenure/protocol';
-import { abortReason, sleep, type Clock, type TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from './clock.js';
 import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
 import type { Logger } from './logger.js';
 import { setWatchesBatches } from './set-watches.js';
 import type { StateDispatcher } from './state-dispatcher.js';
+import { WaitScope, sleep, typedReason } from './wait-scope.js';
 import type { WatchRegistry } from './watch-registry.js';
 
 export interface AuthInfo {
@@ -44,7 +45,6 @@ export interface AuthInfo {
 export interface SessionConfig {
   transport: Transport;
   sessionTimeoutMs: number;
-  connectionTimeoutMs: number;
   canBeReadOnly: boolean;
   authInfo: AuthInfo[];
   clock: Clock;
@@ -100,19 +100,18 @@ export class Session {
   readonly sessionIds: bigint[] = [];
   /** Highest zxid of a reply to a request (pings excluded): lastZxidSeen and SetWatches' relativeZxid. */
   lastZxid = 0n;
-  /** Highest zxid of any reply, pings included: every event up to it has been delivered. */
-  seenZxid = 0n;
   /** Bumped at each LOST: an operation started in an older epoch fails with SessionExpired. */
   epoch = 0;
   /** The live connection, or null. Read on every operation (the fast path). */
   connection: Connection | null = null;
 
-  phase: Phase = 'latent';
-  lastSend = 0;
-  lastRecv = 0;
+  private phase: Phase = 'latent';
+  private lastSend = 0;
+  private lastRecv = 0;
   /** Send time of the last request or ping the server answered. */
-  lastAnswered = 0;
-
+  private lastAnswered = 0;
+  /** Highest zxid of any reply, pings included: every event up to it has been delivered. */
+  private seenZxid = 0n;
   private readonly cfg: SessionConfig;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -185,7 +184,8 @@ export class Session {
     if (link && conn && !conn.closed) {
       try {
         // A live server answers at once; a dead one must not hold close() for long.
-        await this.withTimeout(conn.send({ type: OpCode.closeSession }), Math.min(Math.max(this.readTimeout, 100), CLOSE_WAIT_MS));
+        using scope = new WaitScope('closeSession', { timeoutMs: Math.min(Math.max(this.readTimeout, 100), CLOSE_WAIT_MS) }, { clock: this.clock });
+        await scope.race(conn.send({ type: OpCode.closeSession }));
       } catch (err) {
         this.log.debug({ err }, 'closeSession got no answer');
       }
@@ -230,36 +230,14 @@ export class Session {
     if (this.phase === 'closing' || this.phase === 'closed') return Promise.reject(new ClosedError('client'));
     if (epoch !== this.epoch) return Promise.reject(new SessionExpiredError(path));
     if (this.connection !== null) return Promise.resolve(this.connection);
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    return new Promise<Connection>((resolve, reject) => {
-      let timer: TimerHandle | null = null;
-      const done = (): void => {
-        this.waiters.delete(waiter);
-        if (timer !== null) this.clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const onAbort = (): void => {
-        done();
-        reject(abortReason(signal!));
-      };
-      const waiter: Waiter = {
-        epoch,
-        path,
-        resolve: (c) => {
-          done();
-          resolve(c);
-        },
-        reject: (e) => {
-          done();
-          reject(e);
-        },
-      };
+    const scope = new WaitScope(path ?? 'operation', { timeoutMs, signal }, {
+      clock: this.clock,
+      timeoutError: (ms) => new ConnectionLossError(path, `not connected within connectionTimeoutMs (${ms} ms)`),
+    });
+    return scope.until<Connection>((resolve, reject) => {
+      const waiter: Waiter = { epoch, path, resolve, reject };
       this.waiters.add(waiter);
-      timer = this.clock.setTimeout(() => {
-        done();
-        reject(new ConnectionLossError(path, `not connected within connectionTimeoutMs (${timeoutMs} ms)`));
-      }, timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      return () => this.waiters.delete(waiter);
     });
   }
 
@@ -315,48 +293,57 @@ export class Session {
     return this.negotiatedTimeoutMs > 0 ? this.negotiatedTimeoutMs : this.cfg.sessionTimeoutMs;
   }
 
-  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired'> {
-    const requested = this.seenRwServer || !this.cfg.canBeReadOnly ? this.sessionId : 0n;
-    const attemptMs = Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count));
-    const ac = new AbortController();
-    const onLoopAbort = (): void => ac.abort(loopSignal.reason);
-    loopSignal.addEventListener('abort', onLoopAbort, { once: true });
-    const timer = this.clock.setTimeout(
-      () => ac.abort(new TimeoutError(`connecting to ${host || 'the server'} timed out`, attemptMs)),
-      attemptMs,
+  /** What one connection attempt may take, handshake included: T / (number of hosts). */
+  private perHostMs(): number {
+    return Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count));
+  }
+
+  /**
+   * The session a new connection asks to re-attach, 0n for a new one. A session made on a
+   * read-only server is re-attached only once a read-write server has been seen in it.
+   */
+  private reattachId(): bigint {
+    return this.seenRwServer || !this.cfg.canBeReadOnly ? this.sessionId : 0n;
+  }
+
+  /** One `transport.connect` to `host` for session `sessionId` (0n: a new one), bounded by `scope`. */
+  private connect(host: string, sessionId: bigint, passwd: Buffer, readOnly: boolean, scope: WaitScope, handlers: ConnectionHandlers): Promise<ConnectResult> {
+    return this.cfg.transport.connect(
+      host,
+      {
+        sessionId,
+        passwd: sessionId === 0n ? ZERO_PASSWD : passwd,
+        lastZxidSeen: this.lastZxid,
+        timeoutMs: this.cfg.sessionTimeoutMs,
+        readOnly,
+        signal: scope.signal,
+      },
+      handlers,
     );
+  }
+
+  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired'> {
+    const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
     let result: ConnectResult;
-    try {
-      result = await this.cfg.transport.connect(
-        host,
-        {
-          sessionId: requested,
-          passwd: requested === 0n ? ZERO_PASSWD : this.passwd,
-          lastZxidSeen: this.lastZxid,
-          timeoutMs: this.cfg.sessionTimeoutMs,
-          readOnly: this.cfg.canBeReadOnly,
-          signal: ac.signal,
-        },
-        {
+    {
+      using scope = new WaitScope(`connecting to ${host || 'the server'}`, { timeoutMs: this.perHostMs(), signal: loopSignal }, { clock: this.clock });
+      try {
+        result = await this.connect(host, requested, this.passwd, this.cfg.canBeReadOnly, scope, {
           onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
           onClose: (reason) => this.onLinkClosed(link, reason.message, reason),
-        },
-      );
-    } catch (err) {
-      if (loopSignal.aborted) throw abortReason(loopSignal);
-      this.log.debug({ err, host }, 'connection attempt failed');
-      return 'failed';
-    } finally {
-      this.clock.clearTimeout(timer);
-      loopSignal.removeEventListener('abort', onLoopAbort);
+        });
+      } catch (err) {
+        if (loopSignal.aborted) throw typedReason(loopSignal);
+        this.log.debug({ err, host }, 'connection attempt failed');
+        return 'failed';
+      }
     }
     // The session may have been lost, or the client closed, while the handshake ran.
-    const sessionNow = this.seenRwServer || !this.cfg.canBeReadOnly ? this.sessionId : 0n;
-    if (this.phase !== 'running' || requested !== sessionNow || loopSignal.aborted) {
+    if (this.phase !== 'running' || requested !== this.reattachId() || loopSignal.aborted) {
       if (result.kind === 'connected') result.connection.close();
-      if (loopSignal.aborted) throw abortReason(loopSignal);
+      if (loopSignal.aborted) throw typedReason(loopSignal);
       return 'failed';
     }
     if (result.kind === 'expired') {
@@ -407,7 +394,7 @@ export class Session {
     this.armLostTimer();
     this.sendAuth(conn);
     this.resendWatches(conn);
-    this.cfg.states.connected(conn.readOnly);
+    this.cfg.states.connected(conn.readOnly, this.sessionId);
     if (this.connection !== conn) return; // a state listener closed the client or the link
     for (const w of [...this.waiters]) w.resolve(conn);
     if (conn.readOnly) this.scheduleProbe();
@@ -426,7 +413,7 @@ export class Session {
     if (this.phase !== 'running') return;
     // The transport's typed error (e.g. ProtocolError for a malformed frame) is passed on, not only its text.
     this.log.info({ sessionId: hex(this.sessionId), why, kind: reason?.kind, err: reason?.error }, 'disconnected');
-    this.cfg.states.suspended();
+    this.cfg.states.suspended(this.sessionId);
   }
 
   /** Closes a link ourselves and reports it at once (the transport's onClose is then ignored). */
@@ -522,27 +509,20 @@ export class Session {
     if (closeOld) this.oldSession = old;
     // An attempt in flight would re-attach the old session, which must never be resumed.
     this.loopAbort?.abort(new AbortError('session lost'));
-    this.cfg.states.lost();
+    this.cfg.states.lost(old.id);
     this.rejectWaiters((w) => (w.epoch !== this.epoch ? new SessionExpiredError(w.path) : null));
     this.cfg.onSessionEnded(endedEpoch);
   }
 
   /** Best effort: one connection with the old id only to send closeSession, so its ephemerals go now. */
   private async closeOldSession(old: { id: bigint; passwd: Buffer }, signal?: AbortSignal): Promise<void> {
-    const budget = Math.min(CLOSE_OLD_SESSION_BUDGET_MS, Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count)));
-    const ac = new AbortController();
-    const onAbort = (): void => ac.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = this.clock.setTimeout(() => ac.abort(new TimeoutError('closing the old session timed out', budget)), budget);
+    const budget = Math.min(CLOSE_OLD_SESSION_BUDGET_MS, this.perHostMs());
+    using scope = new WaitScope('closing the old session', { timeoutMs: budget, signal }, { clock: this.clock });
     try {
-      const r = await this.cfg.transport.connect(
-        this.hosts.next(),
-        { sessionId: old.id, passwd: old.passwd, lastZxidSeen: this.lastZxid, timeoutMs: this.cfg.sessionTimeoutMs, readOnly: false, signal: ac.signal },
-        { onEvent: () => {}, onClose: () => {} },
-      );
+      const r = await this.connect(this.hosts.next(), old.id, old.passwd, false, scope, { onEvent: () => {}, onClose: () => {} });
       if (r.kind === 'connected') {
         try {
-          await this.withTimeout(r.connection.send({ type: OpCode.closeSession }), budget, ac.signal);
+          await scope.race(r.connection.send({ type: OpCode.closeSession }));
           this.log.info({ sessionId: hex(old.id) }, 'closed the old session');
         } finally {
           r.connection.close();
@@ -550,9 +530,6 @@ export class Session {
       }
     } catch (err) {
       this.log.debug({ err, sessionId: hex(old.id) }, 'could not close the old session');
-    } finally {
-      this.clock.clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -620,18 +597,15 @@ export class Session {
     const old = this.link;
     if (!old?.conn?.readOnly || this.phase !== 'running') return;
     const host = this.hosts.nextOther(this.connectedServer);
-    const requested = this.seenRwServer ? this.sessionId : 0n;
-    const ac = new AbortController();
-    const attemptMs = Math.max(1, Math.floor(this.timeoutBase() / this.hosts.count));
-    const timer = this.clock.setTimeout(() => ac.abort(), attemptMs);
+    const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
+    using scope = new WaitScope(`probing ${host}`, { timeoutMs: this.perHostMs() }, { clock: this.clock });
     try {
-      const r = await this.cfg.transport.connect(
-        host,
-        { sessionId: requested, passwd: requested === 0n ? ZERO_PASSWD : this.passwd, lastZxidSeen: this.lastZxid, timeoutMs: this.cfg.sessionTimeoutMs, readOnly: false, signal: ac.signal },
-        { onEvent: (ev, zxid) => this.onEvent(link, ev, zxid), onClose: (reason) => this.onLinkClosed(link, reason.message) },
-      );
+      const r = await this.connect(host, requested, this.passwd, false, scope, {
+        onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
+        onClose: (reason) => this.onLinkClosed(link, reason.message),
+      });
       if (r.kind !== 'connected') return;
       if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive) {
         r.connection.close();
@@ -646,7 +620,6 @@ export class Session {
     } catch (err) {
       this.log.debug({ err, host }, 'read-write probe failed');
     } finally {
-      this.clock.clearTimeout(timer);
       if (this.link?.conn?.readOnly) this.scheduleProbe();
     }
   }
@@ -658,23 +631,6 @@ export class Session {
       const e = errorFor(w);
       if (e) w.reject(e);
     }
-  }
-
-  private withTimeout<T>(p: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => finish(() => reject(new AbortError()));
-      const timer = this.clock.setTimeout(() => finish(() => reject(new TimeoutError('timed out', ms))), ms);
-      const finish = (f: () => void): void => {
-        this.clock.clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        f();
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      p.then(
-        (v) => finish(() => resolve(v)),
-        (e: unknown) => finish(() => reject(e)),
-      );
-    });
   }
 }
 

@@ -6,6 +6,7 @@
  * before every listener has seen the current one: states are queued and drained one at a time.
  */
 import { ConnectionState, isConnectedState } from './connection-state.js';
+import { stateChannel, type StateMessage } from './diagnostics.js';
 import type { Logger } from './logger.js';
 
 export class StateDispatcher {
@@ -30,22 +31,23 @@ export class StateDispatcher {
   }
 
   /** A connection is up: READ_ONLY for a read-only server, CONNECTED the first time, RECONNECTED after. */
-  connected(readOnly: boolean): void {
-    if (readOnly) return this.post(ConnectionState.READ_ONLY);
+  connected(readOnly: boolean, sessionId = 0n): void {
+    if (readOnly) return this.post(ConnectionState.READ_ONLY, sessionId);
     if (!this.initialConnectSent) {
       this.initialConnectSent = true;
-      return this.post(ConnectionState.CONNECTED);
+      return this.post(ConnectionState.CONNECTED, sessionId);
     }
-    this.post(ConnectionState.RECONNECTED);
+    this.post(ConnectionState.RECONNECTED, sessionId);
   }
 
   /** The connection is gone; reported only when we were connected. */
-  suspended(): void {
-    if (isConnectedState(this.current)) this.post(ConnectionState.SUSPENDED);
+  suspended(sessionId = 0n): void {
+    if (isConnectedState(this.current)) this.post(ConnectionState.SUSPENDED, sessionId);
   }
 
-  lost(): void {
-    if (this.current !== null && this.current !== ConnectionState.LOST) this.post(ConnectionState.LOST);
+  /** `sessionId` is the session lost (every state names its session for `tenure:client:state`). */
+  lost(sessionId = 0n): void {
+    if (this.current !== null && this.current !== ConnectionState.LOST) this.post(ConnectionState.LOST, sessionId);
   }
 
   /** Called after listeners have received each state (used by waitForState). */
@@ -54,10 +56,12 @@ export class StateDispatcher {
     return () => this.observers.delete(fn);
   }
 
-  private post(state: ConnectionState): void {
-    if (state === this.current) return;
+  private post(state: ConnectionState, sessionId: bigint): void {
+    const previous = this.current;
+    if (state === previous) return;
     this.current = state;
     this.logger.info({ state }, `connection state ${state}`);
+    if (stateChannel.hasSubscribers) stateChannel.publish({ state, previous, sessionId } satisfies StateMessage);
     this.queue.push(state);
     if (this.draining) return;
     this.draining = true;

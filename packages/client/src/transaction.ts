@@ -15,6 +15,7 @@ import {
 } from '@tenure/protocol';
 import type { ClientCore } from './client-core.js';
 import { checkModeAndTtl, createRequest } from './create-node.js';
+import { requestChannel, traced } from './diagnostics.js';
 import { checkPath } from './path-check.js';
 import { DataTooLargeError, TransactionError, type TransactionOpResult } from './errors.js';
 import type { Namespace } from './namespace.js';
@@ -93,7 +94,11 @@ export class Transaction {
   }
 
   /** Sends the transaction; resolves with one result per op, in order. */
-  async commit(options: { signal?: AbortSignal } = {}): Promise<TransactionResult[]> {
+  commit(options: { signal?: AbortSignal } = {}): Promise<TransactionResult[]> {
+    return requestChannel.hasSubscribers ? traced('transaction', undefined, () => this.#commit(options)) : this.#commit(options);
+  }
+
+  async #commit(options: { signal?: AbortSignal }): Promise<TransactionResult[]> {
     this.core.check('transaction');
     if (this.committed) throw new ProtocolError('this transaction was already committed');
     this.committed = true;

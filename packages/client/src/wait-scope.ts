@@ -117,6 +117,44 @@ export class WaitScope implements Disposable {
     });
   }
 
+  /**
+   * Waits for a callback: `listen(resolve, reject)` registers it and returns its removal. Settles
+   * with the first of the callback or the scope's end; then removes the callback and disposes the
+   * scope (for a scope made for this one wait).
+   */
+  until<T>(listen: (resolve: (value: T) => void, reject: (err: Error) => void) => () => void): Promise<T> {
+    const s = this.controller.signal;
+    if (s.aborted) return Promise.reject(this.reason);
+    return new Promise<T>((resolve, reject) => {
+      let over = false;
+      let unlisten: (() => void) | undefined;
+      const finish = (): void => {
+        over = true;
+        unlisten?.();
+        s.removeEventListener('abort', onAbort);
+        this.release();
+      };
+      const onAbort = (): void => {
+        finish();
+        reject(this.reason);
+      };
+      s.addEventListener('abort', onAbort, { once: true });
+      unlisten = listen(
+        (v) => {
+          if (over) return;
+          finish();
+          resolve(v);
+        },
+        (e) => {
+          if (over) return;
+          finish();
+          reject(e);
+        },
+      );
+      if (over) unlisten();
+    });
+  }
+
   /** Releases the timer and the listeners; the scope's signal stays as it is. */
   dispose(): void {
     this.release();
@@ -147,6 +185,16 @@ export function typedReason(signal: AbortSignal, what?: string): Error {
     return typed;
   }
   return new AbortError(what ? `${what} was aborted` : undefined, { cause: r });
+}
+
+const ELAPSED = new Error('elapsed');
+
+/** Sleeps `ms` on `clock`; rejects with the typed reason when `signal` aborts first. */
+export async function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 && !signal) return;
+  const scope = new WaitScope('sleep', { timeoutMs: Math.max(0, ms), signal }, { clock, timeoutError: () => ELAPSED });
+  await scope.whenAborted;
+  if (scope.reason !== ELAPSED) throw scope.reason;
 }
 
 function closedReason(closed: AbortSignal): Error {

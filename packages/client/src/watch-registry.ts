@@ -34,11 +34,11 @@ export interface WatchLists {
 }
 
 export class WatchRegistry {
-  readonly data = new Map<string, Watchers>();
-  readonly exist = new Map<string, Watchers>();
-  readonly child = new Map<string, Watchers>();
-  readonly persistent = new Map<string, Set<PersistentSink>>();
-  readonly recursive = new Map<string, Set<PersistentSink>>();
+  private readonly data = new Map<string, Watchers>();
+  private readonly exist = new Map<string, Watchers>();
+  private readonly child = new Map<string, Watchers>();
+  private readonly persistent = new Map<string, Set<PersistentSink>>();
+  private readonly recursive = new Map<string, Set<PersistentSink>>();
 
   constructor(private readonly logger: Logger) {}
 
@@ -67,9 +67,9 @@ export class WatchRegistry {
     return true;
   }
 
-  /** Whether any watcher of ours remains on the path. */
-  hasAny(path: string): boolean {
-    return this.data.has(path) || this.exist.has(path) || this.child.has(path) || this.persistent.has(path) || this.recursive.has(path);
+  /** Whether `callback` is still registered as a one-shot watch of `kind` on `path`. */
+  holdsOneShot(kind: OneShotKind, path: string, callback: WatchCallback): boolean {
+    return this[kind].get(path)?.has(callback) === true;
   }
 
   get isEmpty(): boolean {
@@ -140,14 +140,9 @@ export class WatchRegistry {
   /**
    * Removes one-shot watchers of `type` (Data covers data and exist watches, Children child
    * watches, Any both) on `path`: all of them, or only `callback`. Each removed watcher receives
-   * DataWatchRemoved / ChildWatchRemoved. Returns how many were removed and which server-side
-   * watch kinds no longer have a watcher.
+   * DataWatchRemoved / ChildWatchRemoved. Returns how many were removed.
    */
-  removeOneShot(
-    path: string,
-    type: number,
-    callback: WatchCallback | undefined,
-  ): { removed: number; dataGone: boolean; childGone: boolean } {
+  removeOneShot(path: string, type: number, callback: WatchCallback | undefined): number {
     let removed = 0;
     const strip = (map: Map<string, Watchers>, evType: 'DataWatchRemoved' | 'ChildWatchRemoved'): void => {
       const w = map.get(path);
@@ -165,11 +160,7 @@ export class WatchRegistry {
       strip(this.exist, 'DataWatchRemoved');
     }
     if (type === WatcherType.Children || type === WatcherType.Any) strip(this.child, 'ChildWatchRemoved');
-    return {
-      removed,
-      dataGone: !this.data.has(path) && !this.exist.has(path),
-      childGone: !this.child.has(path),
-    };
+    return removed;
   }
 
   /** Removes one one-shot callback of `kind` on `path` (it receives its *WatchRemoved event); false if it was not there. */

@@ -66,8 +66,7 @@ export class WatchTracker {
   private prune(): void {
     let count = 0;
     for (const [key, e] of this.oneShots) {
-      const held = this.registry[e.kind].get(e.full);
-      for (const cb of e.callbacks) if (held?.has(cb) !== true) e.callbacks.delete(cb);
+      for (const cb of e.callbacks) if (!this.registry.holdsOneShot(e.kind, e.full, cb)) e.callbacks.delete(cb);
       if (e.callbacks.size === 0) this.oneShots.delete(key);
       count += e.callbacks.size;
     }
