@@ -1,7 +1,8 @@
 /**
  * The in-process transport: the transport contract of @tenure/protocol over direct calls into a
- * server's front door (front-door.ts), with no network and no serialization. Records are handed over as they are;
- * the server copies data buffers it keeps and returns copies, so neither side can alter the other's.
+ * server's front door (front-door.ts), with no network and no serialization. Records are handed
+ * over as they are; the server copies data buffers it keeps and returns copies, so neither side
+ * can alter the other's.
  *
  * It holds no timers: the client's own timers notice silence and pauses, as they would on TCP.
  * Replies resolve in send order and notifications are reported in the order the server produced
