@@ -55,7 +55,7 @@ interface Waiter {
 }
 
 export class FaultGate {
-  /** Some fault state is held: the serve path must ask. */
+  /** Some fault state is held: the serve path must ask (set by the gate only). */
   armed = false;
   /** Handshakes are refused (restart). */
   refusing = false;
@@ -67,7 +67,7 @@ export class FaultGate {
   private dueDuringPause: ServerSession[] = [];
   private readonly silences = new Map<ServerSession, Silence>();
   /** Requests that arrived while their session was silenced, served when the silence ends. */
-  private readonly silenced = new WeakMap<ServerConnection, HeldRequest[]>();
+  private readonly heldBySilence = new WeakMap<ServerConnection, HeldRequest[]>();
   /** Sessions whose next reply is lost. */
   private readonly losing = new Set<ServerSession>();
   private readonly waiters = new Set<Waiter>();
@@ -90,8 +90,7 @@ export class FaultGate {
       this.pausedRequests.push({ conn, request, token, oversize });
       return true;
     }
-    const held = this.silenced.get(conn);
-    if (this.isSilenced(conn.session) || (held !== undefined && held.length > 0)) {
+    if (this.waitsForSilence(conn)) {
       this.holdForSilence(conn, { request, token, oversize });
       return true;
     }
@@ -152,7 +151,7 @@ export class FaultGate {
 
   /** A connection closed: requests it had held are never served. */
   forgetConnection(conn: ServerConnection): void {
-    this.silenced.delete(conn);
+    this.heldBySilence.delete(conn);
   }
 
   /** A session ended: it serves no more requests, so nothing is left to lose. */
@@ -273,9 +272,16 @@ export class FaultGate {
     return silence !== undefined && silence.until > this.host.now();
   }
 
+  /** The connection's session is silenced, or requests it sent then still wait (they go first). */
+  private waitsForSilence(conn: ServerConnection): boolean {
+    if (this.isSilenced(conn.session)) return true;
+    const held = this.heldBySilence.get(conn);
+    return held !== undefined && held.length > 0;
+  }
+
   private holdForSilence(conn: ServerConnection, h: HeldRequest): void {
-    const held = this.silenced.get(conn);
-    if (held === undefined) this.silenced.set(conn, [h]);
+    const held = this.heldBySilence.get(conn);
+    if (held === undefined) this.heldBySilence.set(conn, [h]);
     else held.push(h);
   }
 
@@ -295,7 +301,7 @@ export class FaultGate {
     this.silences.delete(s);
     for (const c of silence.parked ?? []) c.flush();
     const conn = s.connection;
-    const held = conn === undefined ? undefined : this.silenced.get(conn);
+    const held = conn === undefined ? undefined : this.heldBySilence.get(conn);
     if (conn !== undefined && held !== undefined) {
       for (const h of held.splice(0)) {
         if (this.paused || this.pausedRequests.length > 0) this.pausedRequests.push({ conn, ...h });
@@ -315,8 +321,7 @@ export class FaultGate {
     const paused = this.pausedRequests;
     this.pausedRequests = [];
     for (const h of paused) {
-      const held = this.silenced.get(h.conn);
-      if (this.isSilenced(h.conn.session) || (held !== undefined && held.length > 0)) this.holdForSilence(h.conn, h);
+      if (this.waitsForSilence(h.conn)) this.holdForSilence(h.conn, h);
       else this.host.serve(h.conn, h.request, h.token, h.oversize);
     }
     this.releaseWaiters();
