@@ -1,82 +1,45 @@
 /**
- * The embedded server: ZooKeeper's data tree, sessions and watches in-process, with fault
- * injection that acts only on the server side of its connections.
+ * The embedded server: ZooKeeper's data tree, sessions and watches in-process. Front doors (the
+ * in-process transport, the TCP listener) reach it through the FrontDoor interface; injected
+ * faults live in the fault gate (fault-gate.ts), introspection in server-introspection.ts.
  *
  * Requests are served in the order they arrive, each one synchronously; their replies and the
  * notifications they cause leave through each connection's outbox (see server-connection.ts).
  */
-import type { ACL, ConnectParams, Id, Request, Stat, Transport } from '@tenure/protocol';
+import type { ConnectParams, Id, Request, Transport } from '@tenure/protocol';
 import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/protocol';
 import { authenticate } from './acl-policy.js';
 import { DataTree } from './data-tree.js';
+import { FaultGate } from './fault-gate.js';
+import type { AcceptResult, FrontDoor, ServerLimits } from './front-door.js';
 import { InProcessTransport } from './in-process-transport.js';
-import { resolveOptions, type EmbeddedServerOptions, type ResolvedOptions } from './options.js';
+import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedOptions } from './options.js';
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
 import { ServerConnection, type ConnectionHost, type ConnectionSink } from './server-connection.js';
-import { Session, SessionTable } from './session-table.js';
+import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './server-introspection.js';
+import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
-import { WatchRegistry, watchCount } from './watch-registry.js';
+import { WatchRegistry } from './watch-registry.js';
 
-/** What a handshake produced on the server side. */
-export type AcceptResult =
-  | { kind: 'connected'; connection: ServerConnection; timeoutMs: number }
-  /** ZooKeeper's zero-timeout answer: expired or unknown session, or wrong password. */
-  | { kind: 'expired' };
+type ServerSession = Session<ServerConnection>;
 
-/** One session as introspection shows it (like ZooKeeper's `dump`). */
-export interface SessionInfo {
-  sessionId: bigint;
-  timeoutMs: number;
-  /** A connection is bound to the session right now. */
-  connected: boolean;
-  /** Paths of the session's ephemeral nodes. */
-  ephemerals: string[];
-  /** Watch entries held by the session's connection (a persistent watch counts once per table). */
-  watches: number;
-  /** When the session expires if nothing more arrives, ms from now. */
-  expiresInMs: number | undefined;
-}
-
-/** A copy of one node, for tests and tools. */
-export interface NodeSnapshot {
-  path: string;
-  data: Buffer | null;
-  stat: Stat;
-  acl: ACL[];
-  children: string[];
-}
-
-interface Waiter {
-  sessionId: bigint;
-  resolve(): void;
-  reject(err: Error): void;
-}
-
-type Held = { conn: ServerConnection; request: unknown; token: unknown; oversize: boolean };
-
-export class EmbeddedServer implements ConnectionHost {
+export class EmbeddedServer implements ConnectionHost, FrontDoor {
   readonly name: string;
   readonly options: Readonly<ResolvedOptions>;
+  readonly limits: ServerLimits;
+  readonly logger: Logger | undefined;
+  readonly introspection: ServerIntrospection;
   private readonly zxidCounter: ZxidCounter = { last: 0n };
   private readonly tree: DataTree;
   private readonly watches = new WatchRegistry();
-  private readonly sessionTable = new SessionTable();
+  private readonly sessionTable = new SessionTable<ServerConnection>();
   private readonly processor: RequestProcessor;
-  private readonly wheel: SessionWheel<Session>;
+  private readonly wheel: SessionWheel<ServerSession>;
+  private readonly faults: FaultGate;
   private readonly connections = new Set<ServerConnection>();
-  private readonly waiters = new Set<Waiter>();
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly reaper: NodeJS.Timeout;
-  private state: 'serving' | 'refusing' | 'closed' = 'serving';
-  private paused = false;
-  /** Requests that arrived during a pause, in arrival order. */
-  private held: Held[] = [];
-  /** Sessions that came due during a pause; they expire when it ends. */
-  private dueDuringPause: Session[] = [];
-  private pauseEnd: (() => void) | undefined;
-  /** Resolves pending restart() promises (close() ends them too). */
-  private readonly restartEnds = new Set<() => void>();
+  private isClosed = false;
   /** Connections with output to deliver at the next flush. */
   private due: ServerConnection[] = [];
   private readonly listeners = new Set<TcpListener>();
@@ -86,15 +49,32 @@ export class EmbeddedServer implements ConnectionHost {
   constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
     this.options = resolveOptions(options);
     this.name = this.options.name;
+    this.limits = Object.freeze({ maxBufferBytes: this.options.maxBufferBytes });
+    this.logger = this.options.logger;
     this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
     this.tree = new DataTree(this.options.ttlEnabled);
     this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.onDue(due), clock);
+    this.faults = new FaultGate({
+      now: () => this.clock.now(),
+      session: (id) => this.sessionTable.get(id),
+      serve: (conn, request, token, oversize) => this.serve(conn, request, token, oversize),
+      expire: (s) => this.expire(s),
+    });
+    this.introspection = new ServerIntrospection({
+      config: this.options,
+      zxid: this.zxidCounter,
+      tree: this.tree,
+      sessions: this.sessionTable,
+      wheel: this.wheel,
+      connections: this.connections,
+      clock,
+    });
     this.reaper = setInterval(() => this.reap(), this.options.containerCheckIntervalMs);
     this.reaper.unref();
   }
 
-  // ---- front ends ----
+  // ---- front doors ----
 
   /** A transport that reaches this server in-process, with no network and no serialization. */
   transport(): Transport {
@@ -119,15 +99,15 @@ export class EmbeddedServer implements ConnectionHost {
   }
 
   /**
-   * Performs a handshake for a front end (the in-process transport, later TCP). Rejects with
-   * ConnectionLossError when the server is closed, refusing connections (restart) or the client
-   * has seen a zxid this server has not; with AbortError when `params.signal` aborts.
+   * Performs a handshake for a front door. Rejects with ConnectionLossError when the server is
+   * closed, refusing connections (restart) or the client has seen a zxid this server has not; with
+   * AbortError when `params.signal` aborts.
    */
   async accept(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
     const { signal } = params;
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
-    await this.gate(params.sessionId, signal);
+    await (this.faults.armed ? this.faults.handshake(params.sessionId, signal) : undefined);
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
     if (params.lastZxidSeen > this.zxidCounter.last) {
@@ -135,7 +115,7 @@ export class EmbeddedServer implements ConnectionHost {
     }
     const o = this.options;
     const timeoutMs = Math.min(o.maxSessionTimeoutMs, Math.max(o.minSessionTimeoutMs, Math.trunc(params.timeoutMs) || 0));
-    let session: Session | undefined;
+    let session: ServerSession | undefined;
     if (params.sessionId === 0n) {
       session = this.sessionTable.create(timeoutMs);
       this.zxidCounter.last++; // createSession is a transaction
@@ -157,15 +137,8 @@ export class EmbeddedServer implements ConnectionHost {
    * larger than maxBufferBytes: the connection closes without an answer, as ZooKeeper does.
    */
   receive(conn: ServerConnection, request: unknown, token: unknown, oversize = false): void {
-    if (conn.closing || this.state !== 'serving') return;
-    if (this.paused || this.held.length > 0) {
-      this.held.push({ conn, request, token, oversize });
-      return;
-    }
-    if (conn.silenced || conn.held.length > 0) {
-      conn.held.push({ request, token, oversize });
-      return;
-    }
+    if (conn.closing || this.isClosed) return;
+    if (this.faults.armed && this.faults.holds(conn, request, token, oversize)) return;
     this.serve(conn, request, token, oversize);
   }
 
@@ -186,8 +159,7 @@ export class EmbeddedServer implements ConnectionHost {
       conn.pushReply(token, { zxid: this.zxidCounter.last, err: 0, response: undefined });
       return;
     }
-    const lose = session.loseNextReply;
-    session.loseNextReply = false;
+    const lose = this.faults.armed && this.faults.losesReply(session);
     if (type === OpCode.closeSession) {
       const zxid = this.endSession(session);
       if (lose) conn.abort('reply lost (fault injection)');
@@ -228,24 +200,24 @@ export class EmbeddedServer implements ConnectionHost {
 
   // ---- sessions ----
 
-  private onDue(due: Session[]): void {
+  private onDue(due: ServerSession[]): void {
     for (const s of due) {
-      if (this.paused) this.dueDuringPause.push(s);
-      else this.expire(s);
+      if (!(this.faults.armed && this.faults.defersExpiry(s))) this.expire(s);
     }
   }
 
-  private expire(s: Session): void {
+  private expire(s: ServerSession): void {
     if (s.closing) return;
     this.endSession(s);
     s.connection?.abort('session expired');
   }
 
   /** closeSession and expiry: delete the ephemerals at one zxid and forget the session. */
-  private endSession(s: Session): bigint {
+  private endSession(s: ServerSession): bigint {
     s.closing = true;
     this.wheel.remove(s);
     this.sessionTable.delete(s.id);
+    if (this.faults.armed) this.faults.forgetSession(s);
     return this.processor.killSession(s.id);
   }
 
@@ -255,6 +227,7 @@ export class EmbeddedServer implements ConnectionHost {
     this.connections.delete(conn);
     this.watches.removeAll(conn);
     if (conn.session.connection === conn) conn.session.connection = undefined;
+    if (this.faults.armed) this.faults.forgetConnection(conn);
   }
 
   sinkError(err: unknown): void {
@@ -263,6 +236,10 @@ export class EmbeddedServer implements ConnectionHost {
 
   now(): number {
     return this.clock.now();
+  }
+
+  holdsOutput(conn: ServerConnection): boolean {
+    return this.faults.armed && this.faults.parksOutput(conn);
   }
 
   scheduleFlush(conn: ServerConnection): void {
@@ -277,7 +254,7 @@ export class EmbeddedServer implements ConnectionHost {
     for (const c of due) c.flush();
   };
 
-  // ---- fault injection ----
+  // ---- fault injection (fault-gate.ts) ----
 
   /**
    * Closes every connection and refuses new ones for `refuseMs`, then serves again with the
@@ -285,30 +262,12 @@ export class EmbeddedServer implements ConnectionHost {
    */
   restart(refuseMs = 0): Promise<void> {
     this.ensureOpen();
-    this.state = 'refusing';
-    this.held = [];
-    this.endPause();
-    for (const conn of [...this.connections]) conn.abort('server restarting');
-    this.rejectWaiters(() => new ConnectionLossError(undefined, 'server restarting'));
-    return new Promise((resolve) => {
-      const done = (): void => {
-        this.restartEnds.delete(done);
-        resolve();
-      };
-      this.restartEnds.add(done);
-      this.later(refuseMs, () => {
-        if (this.state === 'refusing') this.state = 'serving';
-        done();
-      });
-    });
+    return this.faults.restart(refuseMs, () => this.abortAll('server restarting'));
   }
 
   /** Closes the session's connection now. Returns whether there was one. */
   dropConnection(sessionId: bigint): boolean {
-    const conn = this.sessionTable.get(sessionId)?.connection;
-    if (conn === undefined) return false;
-    conn.abort('connection dropped (fault injection)');
-    return true;
+    return this.faults.dropConnection(sessionId);
   }
 
   /**
@@ -317,50 +276,17 @@ export class EmbeddedServer implements ConnectionHost {
    * and closes are held. Whatever is still open when the silence ends is delivered then.
    */
   silence(sessionId: bigint, ms: number): boolean {
-    const s = this.sessionTable.get(sessionId);
-    if (s === undefined) return false;
-    const until = this.now() + Math.max(0, ms);
-    if (until <= s.silencedUntil) return true;
-    s.silencedUntil = until;
-    if (Number.isFinite(ms)) this.later(until - this.now(), () => this.endSilence(s));
-    return true;
-  }
-
-  private endSilence(s: Session): void {
-    if (s.silencedUntil > this.now()) {
-      // Extended meanwhile, or this timer fired early: Node timers can fire up to ~1 ms before
-      // performance.now() says the delay has passed. Re-arming is harmless when a later timer exists.
-      this.later(s.silencedUntil - this.now() + 1, () => this.endSilence(s));
-      return;
-    }
-    s.silencedUntil = 0;
-    const waiting = s.heldBySilence;
-    s.heldBySilence = undefined;
-    for (const c of waiting ?? []) c.flush();
-    const conn = s.connection;
-    if (conn !== undefined) {
-      for (const h of conn.held.splice(0)) {
-        if (this.paused || this.held.length > 0) this.held.push({ conn, ...h });
-        else this.serve(conn, h.request, h.token, h.oversize);
-      }
-    }
-    this.releaseWaiters();
+    return this.faults.silence(sessionId, ms);
   }
 
   /** Expires the session now: its ephemerals go, its connection closes. */
   expireSession(sessionId: bigint): boolean {
-    const s = this.sessionTable.get(sessionId);
-    if (s === undefined) return false;
-    this.expire(s);
-    return true;
+    return this.faults.expireSession(sessionId);
   }
 
   /** The next request of the session is applied, then its connection drops before the reply. */
   loseNextReply(sessionId: bigint): boolean {
-    const s = this.sessionTable.get(sessionId);
-    if (s === undefined) return false;
-    s.loseNextReply = true;
-    return true;
+    return this.faults.loseNextReply(sessionId);
   }
 
   /**
@@ -370,34 +296,10 @@ export class EmbeddedServer implements ConnectionHost {
    */
   pause(ms: number): Promise<void> {
     this.ensureOpen();
-    if (this.paused) this.endPause();
-    this.paused = true;
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? this.later(Math.max(0, ms), () => this.endPause()) : undefined;
-      this.pauseEnd = () => {
-        if (timer !== undefined) this.clearTimer(timer);
-        resolve();
-      };
-    });
+    return this.faults.pause(ms);
   }
 
-  private endPause(): void {
-    if (!this.paused) return;
-    this.paused = false;
-    const end = this.pauseEnd;
-    this.pauseEnd = undefined;
-    for (const s of this.dueDuringPause.splice(0)) this.expire(s);
-    const held = this.held;
-    this.held = [];
-    for (const h of held) {
-      if (h.conn.silenced || h.conn.held.length > 0) h.conn.held.push(h);
-      else this.serve(h.conn, h.request, h.token, h.oversize);
-    }
-    this.releaseWaiters();
-    end?.();
-  }
-
-  // ---- introspection ----
+  // ---- introspection (server-introspection.ts) ----
 
   /** The last zxid, which rises with every write and never goes back. */
   get zxid(): bigint {
@@ -406,73 +308,43 @@ export class EmbeddedServer implements ConnectionHost {
 
   /** Live sessions with their ephemerals, like ZooKeeper's `dump`. */
   sessions(): SessionInfo[] {
-    const now = this.now();
-    return [...this.sessionTable].map((s) => {
-      const at = this.wheel.expiryTime(s);
-      return {
-        sessionId: s.id,
-        timeoutMs: s.timeoutMs,
-        connected: s.connection !== undefined,
-        ephemerals: [...(this.tree.ephemerals.get(s.id) ?? [])],
-        watches: s.connection === undefined ? 0 : watchCount(s.connection),
-        expiresInMs: at === undefined ? undefined : Math.max(0, at - now),
-      };
-    });
+    return this.introspection.sessions();
   }
 
   /** Watch entries per connected session. */
   watchCounts(): Map<bigint, number> {
-    const out = new Map<bigint, number>();
-    for (const c of this.connections) out.set(c.session.id, (out.get(c.session.id) ?? 0) + watchCount(c));
-    return out;
+    return this.introspection.watchCounts();
   }
 
   /** The paths a session's connection watches, by kind. */
   watchesOf(sessionId: bigint): { data: string[]; child: string[] } {
-    const conn = this.sessionTable.get(sessionId)?.connection;
-    return {
-      data: [...(conn?.watchModes('data')?.keys() ?? [])],
-      child: [...(conn?.watchModes('child')?.keys() ?? [])],
-    };
+    return this.introspection.watchesOf(sessionId);
   }
 
   /** Nodes in the tree, the system nodes included (ZooKeeper's "Node count"). */
   get nodeCount(): number {
-    return this.tree.nodes.size;
+    return this.introspection.nodeCount;
   }
 
   /** Open connections. */
   get connectionCount(): number {
-    return this.connections.size;
+    return this.introspection.connectionCount;
   }
 
   /** A copy of one node, or undefined. */
   node(path: string): NodeSnapshot | undefined {
-    const n = this.tree.get(path);
-    if (n === undefined) return undefined;
-    return {
-      path,
-      data: n.data === null ? null : Buffer.from(n.data),
-      stat: n.stat(),
-      acl: n.acl.map((a) => ({ perms: a.perms, id: { ...a.id } })),
-      children: [...n.children],
-    };
+    return this.introspection.node(path);
   }
 
   /** A text dump of the sessions and their ephemerals. */
   dump(): string {
-    const lines = [`zxid 0x${this.zxid.toString(16)}`, `sessions ${this.sessionTable.size}`];
-    for (const s of this.sessions()) {
-      lines.push(`0x${BigInt.asUintN(64, s.sessionId).toString(16)} timeout=${s.timeoutMs} connected=${s.connected} watches=${s.watches}`);
-      for (const p of s.ephemerals) lines.push(`\t${p}`);
-    }
-    return lines.join('\n');
+    return this.introspection.dump();
   }
 
   // ---- lifecycle ----
 
   get closed(): boolean {
-    return this.state === 'closed';
+    return this.isClosed;
   }
 
   /**
@@ -480,25 +352,11 @@ export class EmbeddedServer implements ConnectionHost {
    * The server cannot be used afterwards.
    */
   async close(): Promise<void> {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.paused = false;
-    this.held = [];
-    this.pauseEnd?.();
-    this.pauseEnd = undefined;
-    for (const end of [...this.restartEnds]) end();
+    if (this.isClosed) return;
+    this.isClosed = true;
     // Closing is not a partition: every client hears of it now.
-    for (const s of this.sessionTable) s.silencedUntil = 0;
-    for (const conn of [...this.connections]) conn.abort('server closed');
-    for (const s of this.sessionTable) {
-      const held = s.heldBySilence;
-      s.heldBySilence = undefined;
-      for (const c of held ?? []) c.flush();
-    }
-    this.rejectWaiters(() => new ConnectionLossError(undefined, 'server closed'));
+    this.faults.close(this.sessionTable, () => this.abortAll('server closed'));
     clearInterval(this.reaper);
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     this.wheel.close();
     this.sessionTable.clear();
     await Promise.all([...this.listeners].map((l) => l.close()));
@@ -510,71 +368,21 @@ export class EmbeddedServer implements ConnectionHost {
 
   // ---- internals ----
 
+  private abortAll(message: string): void {
+    for (const conn of [...this.connections]) conn.abort(message);
+  }
+
   private ensureOpen(): void {
-    if (this.state === 'closed') throw new Error('the embedded server is closed');
+    if (this.isClosed) throw new Error('the embedded server is closed');
   }
 
   private ensureServing(): void {
-    if (this.state === 'closed') throw new ConnectionLossError(undefined, 'server closed');
-    if (this.state === 'refusing') throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
-  }
-
-  private blocked(sessionId: bigint): boolean {
-    if (this.paused) return true;
-    if (sessionId === 0n) return false;
-    const s = this.sessionTable.get(sessionId);
-    return s !== undefined && s.silencedUntil > this.now();
-  }
-
-  /** Waits while a handshake could not be answered (pause, or the session is silenced). */
-  private gate(sessionId: bigint, signal: AbortSignal | undefined): Promise<void> | undefined {
-    if (!this.blocked(sessionId)) return undefined;
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => w.reject(new AbortError('connect aborted'));
-      const done = (): void => {
-        this.waiters.delete(w);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const w: Waiter = {
-        sessionId,
-        resolve: () => {
-          done();
-          resolve();
-        },
-        reject: (err) => {
-          done();
-          reject(err);
-        },
-      };
-      this.waiters.add(w);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  private releaseWaiters(): void {
-    for (const w of [...this.waiters]) if (!this.blocked(w.sessionId)) w.resolve();
-  }
-
-  private rejectWaiters(err: () => Error): void {
-    for (const w of [...this.waiters]) w.reject(err());
-  }
-
-  private later(ms: number, fn: () => void): NodeJS.Timeout {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, Math.min(ms, 0x7fffffff));
-    this.timers.add(t);
-    return t;
-  }
-
-  private clearTimer(t: NodeJS.Timeout): void {
-    clearTimeout(t);
-    this.timers.delete(t);
+    if (this.isClosed) throw new ConnectionLossError(undefined, 'server closed');
+    if (this.faults.refusing) throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
   }
 
   private reap(): void {
-    if (this.state !== 'serving' || this.paused) return;
+    if (this.isClosed || (this.faults.armed && this.faults.halted)) return;
     if (this.tree.containers.size === 0 && this.tree.ttls.size === 0) return;
     for (const path of this.processor.reapCandidates(Date.now())) this.processor.reap(path);
   }

@@ -5,7 +5,7 @@
  * answer for a word outside the whitelist.
  */
 import { hostname, platform, release, arch } from 'node:os';
-import type { EmbeddedServer } from './embedded-server.js';
+import type { ServerIntrospection } from './server-introspection.js';
 
 /** What `cons` and `stat` show of one TCP connection. */
 export interface ConnectionStats {
@@ -76,29 +76,29 @@ function connectionLine(c: ConnectionStats, brief: boolean): string {
   return `${s})\n`;
 }
 
-function summary(server: EmbeddedServer, l: ListenerStats): string {
+function summary(view: ServerIntrospection, l: ListenerStats): string {
   const lat = latency(l);
   return (
     `Latency min/avg/max: ${lat.min}/${lat.avg}/${lat.max}\n` +
     `Received: ${l.totals.received}\nSent: ${l.totals.sent}\nConnections: ${l.sockets.size}\nOutstanding: 0\n` +
-    `Zxid: ${hex(server.zxid)}\nMode: standalone\nNode count: ${server.nodeCount}\n`
+    `Zxid: ${hex(view.zxid)}\nMode: standalone\nNode count: ${view.nodeCount}\n`
   );
 }
 
 /** Watched paths per connected session id (data, exist, child and persistent watches alike). */
-function watchedPaths(server: EmbeddedServer): Map<bigint, string[]> {
+function watchedPaths(view: ServerIntrospection): Map<bigint, string[]> {
   const out = new Map<bigint, string[]>();
-  for (const s of server.sessions()) {
+  for (const s of view.sessions()) {
     if (!s.connected) continue;
-    const w = server.watchesOf(s.sessionId);
+    const w = view.watchesOf(s.sessionId);
     const paths = [...new Set([...w.data, ...w.child])].sort();
     if (paths.length > 0) out.set(s.sessionId, paths);
   }
   return out;
 }
 
-function dump(server: EmbeddedServer, l: ListenerStats): string {
-  const sessions = server.sessions();
+function dump(view: ServerIntrospection, l: ListenerStats): string {
+  const sessions = view.sessions();
   // Sessions grouped by when they expire, as ZooKeeper's expiry buckets.
   const buckets = new Map<number, bigint[]>();
   const now = Date.now();
@@ -125,11 +125,11 @@ function dump(server: EmbeddedServer, l: ListenerStats): string {
   return out;
 }
 
-function mntr(server: EmbeddedServer, l: ListenerStats): string {
+function mntr(view: ServerIntrospection, l: ListenerStats): string {
   const lat = latency(l);
-  const sessions = server.sessions();
+  const sessions = view.sessions();
   let watches = 0;
-  for (const n of server.watchCounts().values()) watches += n;
+  for (const n of view.watchCounts().values()) watches += n;
   const rows: Array<[string, string | number]> = [
     ['zk_version', VERSION],
     ['zk_server_state', 'standalone'],
@@ -140,7 +140,7 @@ function mntr(server: EmbeddedServer, l: ListenerStats): string {
     ['zk_packets_sent', l.totals.sent],
     ['zk_num_alive_connections', l.sockets.size],
     ['zk_outstanding_requests', 0],
-    ['zk_znode_count', server.nodeCount],
+    ['zk_znode_count', view.nodeCount],
     ['zk_watch_count', watches],
     ['zk_ephemerals_count', sessions.reduce((n, s) => n + s.ephemerals.length, 0)],
     ['zk_global_sessions', sessions.length],
@@ -151,18 +151,18 @@ function mntr(server: EmbeddedServer, l: ListenerStats): string {
 }
 
 /** The answer to `word` (already known to be a four-letter word). */
-export function answerFourLetterWord(word: string, server: EmbeddedServer, l: ListenerStats): string {
+export function answerFourLetterWord(word: string, view: ServerIntrospection, l: ListenerStats): string {
   switch (word) {
     case 'ruok':
       return 'imok';
     case 'isro':
       return 'rw';
     case 'srvr':
-      return `Zookeeper version: ${VERSION}\n${summary(server, l)}`;
+      return `Zookeeper version: ${VERSION}\n${summary(view, l)}`;
     case 'stat': {
       let clients = '';
       for (const c of l.sockets) clients += connectionLine(c, true);
-      return `Zookeeper version: ${VERSION}\nClients:\n${clients}\n${summary(server, l)}`;
+      return `Zookeeper version: ${VERSION}\nClients:\n${clients}\n${summary(view, l)}`;
     }
     case 'cons': {
       let out = '';
@@ -170,31 +170,31 @@ export function answerFourLetterWord(word: string, server: EmbeddedServer, l: Li
       return `${out}\n`;
     }
     case 'mntr':
-      return mntr(server, l);
+      return mntr(view, l);
     case 'dump':
-      return dump(server, l);
+      return dump(view, l);
     case 'wchc': {
       let out = '';
-      for (const [id, paths] of watchedPaths(server)) out += `${hex(id)}\n${paths.map((p) => `\t${p}\n`).join('')}`;
+      for (const [id, paths] of watchedPaths(view)) out += `${hex(id)}\n${paths.map((p) => `\t${p}\n`).join('')}`;
       return `${out}\n`;
     }
     case 'wchp': {
       const byPath = new Map<string, bigint[]>();
-      for (const [id, paths] of watchedPaths(server)) for (const p of paths) (byPath.get(p) ?? byPath.set(p, []).get(p)!).push(id);
+      for (const [id, paths] of watchedPaths(view)) for (const p of paths) (byPath.get(p) ?? byPath.set(p, []).get(p)!).push(id);
       let out = '';
       for (const [p, ids] of [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1))) out += `${p}\n${ids.map((id) => `\t${hex(id)}\n`).join('')}`;
       return `${out}\n`;
     }
     case 'wchs': {
-      const w = watchedPaths(server);
+      const w = watchedPaths(view);
       const paths = new Set<string>();
       for (const ps of w.values()) for (const p of ps) paths.add(p);
       let total = 0;
-      for (const n of server.watchCounts().values()) total += n;
+      for (const n of view.watchCounts().values()) total += n;
       return `${w.size} connections watching ${paths.size} paths\nTotal watches:${total}\n`;
     }
     case 'conf': {
-      const o = server.options;
+      const o = view.config;
       return (
         `clientPort=${l.bound?.port ?? 0}\ntickTime=${o.tickMs}\nmaxClientCnxns=0\nminSessionTimeout=${o.minSessionTimeoutMs}\n` +
         `maxSessionTimeout=${o.maxSessionTimeoutMs}\njute.maxbuffer=${o.maxBufferBytes}\nserverId=0\n`

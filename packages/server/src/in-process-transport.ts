@@ -1,7 +1,8 @@
 /**
- * The in-process transport: the transport contract of @tenure/protocol over direct calls into an
- * EmbeddedServer, with no network and no serialization. Records are handed over as they are;
- * the server copies data buffers it keeps and returns copies, so neither side can alter the other's.
+ * The in-process transport: the transport contract of @tenure/protocol over direct calls into a
+ * server's front door (front-door.ts), with no network and no serialization. Records are handed
+ * over as they are; the server copies data buffers it keeps and returns copies, so neither side
+ * can alter the other's.
  *
  * It holds no timers: the client's own timers notice silence and pauses, as they would on TCP.
  * Replies resolve in send order and notifications are reported in the order the server produced
@@ -21,7 +22,7 @@ import type {
   WatcherEvent,
 } from '@tenure/protocol';
 import { ConnectionLossError } from '@tenure/protocol';
-import type { EmbeddedServer } from './embedded-server.js';
+import type { FrontDoor } from './front-door.js';
 import { exceedsMaxBuffer } from './request-size.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
 
@@ -34,7 +35,7 @@ interface Pending {
 export class InProcessTransport implements Transport {
   readonly hosts: readonly string[];
 
-  constructor(private readonly server: EmbeddedServer) {
+  constructor(private readonly server: FrontDoor) {
     this.hosts = Object.freeze([server.name]);
   }
 
@@ -60,7 +61,7 @@ class InProcessConnection implements Connection, ConnectionSink {
   private isClosed = false;
 
   constructor(
-    private readonly host: EmbeddedServer,
+    private readonly host: FrontDoor,
     private readonly handlers: ConnectionHandlers,
   ) {
     this.server = host.name;
@@ -85,7 +86,7 @@ class InProcessConnection implements Connection, ConnectionSink {
     if (this.isClosed) return Promise.reject(new ConnectionLossError(undefined, 'the connection is closed'));
     let oversize = false;
     try {
-      oversize = exceedsMaxBuffer(request, this.host.options.maxBufferBytes);
+      oversize = exceedsMaxBuffer(request, this.host.limits.maxBufferBytes);
     } catch {
       // A record the size check cannot read is left to the server, which refuses it.
     }
@@ -156,7 +157,7 @@ class InProcessConnection implements Connection, ConnectionSink {
       try {
         this.handlers.onClose(reason);
       } catch (err) {
-        this.host.sinkError(err);
+        this.host.logger?.warn({ err }, 'a connection callback threw');
       }
     });
   }

@@ -1,9 +1,10 @@
 /**
- * @tenure/server: an embedded server with ZooKeeper's semantics, its in-process transport and
+ * @tenure/server: an embedded server with ZooKeeper semantics, its in-process transport and
  * fault injection.
  */
 export { createEmbeddedServer, EmbeddedServer } from './embedded-server.js';
-export type { AcceptResult, NodeSnapshot, SessionInfo } from './embedded-server.js';
+export type { AcceptResult, FrontDoor, ServerLimits } from './front-door.js';
+export type { NodeSnapshot, ServerConfig, ServerIntrospection, SessionInfo } from './server-introspection.js';
 export type { EmbeddedServerOptions, Logger } from './options.js';
 export type { ConnectionSink } from './server-connection.js';
 export { ServerConnection } from './server-connection.js';

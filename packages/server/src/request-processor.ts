@@ -36,13 +36,12 @@ import {
 import { KeeperCode, checkAcl, clientInfos, fixupAcl, maskDigests, permits } from './acl-policy.js';
 import { DataTree, SPECIAL_PATHS, type Undo } from './data-tree.js';
 import { isKnownOp, recordProblem } from './record-shape.js';
-import type { Session } from './session-table.js';
 import type { Watcher, WatchRegistry } from './watch-registry.js';
 import { ownerKind, type ZNode } from './znode.js';
 
-/** Who is asking: the session, the connection's identities, and the connection as a watcher. */
+/** Who is asking: the session (its id is all the semantics need), the connection's identities, and the connection as a watcher. */
 export interface RequestContext {
-  readonly session: Session;
+  readonly session: { readonly id: bigint };
   readonly authIds: readonly Id[];
   readonly watcher: Watcher;
 }

@@ -1,11 +1,12 @@
 /**
- * The server side of one connection, whatever carries it (in-process today, TCP later): the
+ * The server side of one connection, whatever front door carries it (in-process, TCP): the
  * session it is bound to, its auth identities, its watches, and an outbox that delivers replies,
  * notifications and the final close in the order the server produced them.
  *
  * Delivery happens in a microtask (one for every connection due), never inside the call that
- * produced it, so a client callback can never re-enter the server half way through a request. While the session is silenced
- * (fault injection) nothing is delivered, not even a close; it all goes out when the silence ends.
+ * produced it, so a client callback can never re-enter the server half way through a request.
+ * While the host holds the connection's output (a silence, see fault-gate.ts) nothing is
+ * delivered, not even a close; the host flushes it all when the hold ends.
  */
 import type { ACL, CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
 import { Perms } from '@tenure/protocol';
@@ -31,7 +32,8 @@ export interface ConnectionHost {
   sinkError(err: unknown): void;
   /** Calls `conn.flush()` in a microtask; one microtask serves every connection due. */
   scheduleFlush(conn: ServerConnection): void;
-  now(): number;
+  /** Whether the connection's output is held now; the host calls `conn.flush()` when the hold ends. */
+  holdsOutput(conn: ServerConnection): boolean;
 }
 
 type Out =
@@ -47,8 +49,6 @@ export class ServerConnection implements Watcher, RequestContext {
   private childModes: Map<string, WatchMode> | undefined;
   /** The connection's identities; starts as the shared `[ip]` list, copied on the first auth. */
   authIds: readonly Id[];
-  /** Requests that arrived while the session was silenced, served when the silence ends. */
-  readonly held: Array<{ request: unknown; token: unknown; oversize: boolean }> = [];
   /** No more requests are served; the close is queued or done. */
   closing = false;
   /** The server side is closed; nothing more is queued. */
@@ -58,7 +58,7 @@ export class ServerConnection implements Watcher, RequestContext {
 
   constructor(
     private readonly host: ConnectionHost,
-    readonly session: Session,
+    readonly session: Session<ServerConnection>,
     private readonly sink: ConnectionSink,
     readonly clientAddr: string,
     baseIds: readonly Id[],
@@ -83,11 +83,6 @@ export class ServerConnection implements Watcher, RequestContext {
     return this;
   }
 
-  get silenced(): boolean {
-    const until = this.session.silencedUntil;
-    return until !== 0 && until > this.host.now();
-  }
-
   notify(event: WatcherEvent, zxid: bigint, acl?: readonly ACL[]): void {
     if (acl !== undefined && !permits(acl, Perms.READ, this.authIds)) return;
     this.push({ kind: 'event', event, zxid });
@@ -110,7 +105,6 @@ export class ServerConnection implements Watcher, RequestContext {
     if (this.closed) return;
     this.closing = true;
     this.outbox = [];
-    this.held.length = 0;
     this.push({ kind: 'close', reason: { kind: 'server', message } });
     this.closed = true;
     this.host.detach(this);
@@ -122,7 +116,6 @@ export class ServerConnection implements Watcher, RequestContext {
     this.closing = true;
     this.closed = true;
     this.outbox = [];
-    this.held.length = 0;
     this.host.detach(this);
   }
 
@@ -134,23 +127,17 @@ export class ServerConnection implements Watcher, RequestContext {
   }
 
   private scheduleFlush(): void {
-    if (this.silenced) {
-      (this.session.heldBySilence ??= new Set()).add(this);
-      return;
-    }
+    if (this.host.holdsOutput(this)) return;
     if (this.flushQueued) return;
     this.flushQueued = true;
     this.host.scheduleFlush(this);
   }
 
-  /** Delivers the outbox in order (the server calls it again when a silence ends). */
+  /** Delivers the outbox in order (the host calls it again when a hold ends). */
   flush(): void {
     this.flushQueued = false;
-    if (this.silenced) {
-      // A silence began after this flush was scheduled: wait for its end.
-      (this.session.heldBySilence ??= new Set()).add(this);
-      return;
-    }
+    // A hold that began after this flush was scheduled: the host flushes again when it ends.
+    if (this.host.holdsOutput(this)) return;
     const items = this.outbox;
     this.outbox = [];
     for (const item of items) {

@@ -1,19 +1,15 @@
-/** Sessions: random ids and passwords, and the table the server keeps them in. */
+/**
+ * Sessions: random ids and passwords, and the table the server keeps them in. A session is
+ * generic over its connection type so that this file need not know the connection (no import cycle).
+ */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { CONTAINER_EPHEMERAL_OWNER } from '@tenure/protocol';
-import type { ServerConnection } from './server-connection.js';
 
-export class Session {
+export class Session<C> {
   /** The connection currently bound to the session on this server. */
-  connection: ServerConnection | undefined;
+  connection: C | undefined;
   /** Closed or expired: no request is served any more. */
   closing = false;
-  /** Monotonic ms until which the session's traffic is held (silence fault). */
-  silencedUntil = 0;
-  /** loseNextReply fault armed. */
-  loseNextReply = false;
-  /** Connections whose output waits for the silence to end (one may be closed already). */
-  heldBySilence: Set<ServerConnection> | undefined;
 
   constructor(
     readonly id: bigint,
@@ -50,27 +46,27 @@ function randomSessionId(): bigint {
   }
 }
 
-export class SessionTable {
-  private readonly byId = new Map<bigint, Session>();
+export class SessionTable<C> {
+  private readonly byId = new Map<bigint, Session<C>>();
 
   get size(): number {
     return this.byId.size;
   }
 
-  create(timeoutMs: number): Session {
+  create(timeoutMs: number): Session<C> {
     let id = randomSessionId();
     while (this.byId.has(id)) id = randomSessionId();
-    const s = new Session(id, take(16), timeoutMs);
+    const s = new Session<C>(id, take(16), timeoutMs);
     this.byId.set(id, s);
     return s;
   }
 
-  get(id: bigint): Session | undefined {
+  get(id: bigint): Session<C> | undefined {
     return this.byId.get(id);
   }
 
   /** The session when it is live and the password matches; undefined otherwise. */
-  validate(id: bigint, passwd: Buffer): Session | undefined {
+  validate(id: bigint, passwd: Buffer): Session<C> | undefined {
     const s = this.byId.get(id);
     if (s === undefined || s.closing) return undefined;
     if (passwd.length !== s.passwd.length || !timingSafeEqual(passwd, s.passwd)) return undefined;
@@ -81,7 +77,7 @@ export class SessionTable {
     this.byId.delete(id);
   }
 
-  [Symbol.iterator](): IterableIterator<Session> {
+  [Symbol.iterator](): IterableIterator<Session<C>> {
     return this.byId.values();
   }
 

@@ -1,9 +1,9 @@
 /**
- * The embedded server on TCP: ZooKeeper's wire protocol (wire doc §2–§3) in front of the same
- * accept/receive pipeline the in-process transport uses. A socket is only a codec here: frames are
- * decoded into the records the in-process transport hands over, and what the server delivers
- * through the ConnectionSink is encoded back. Sessions, ordering, faults and the maxBuffer rule
- * stay in EmbeddedServer/ServerConnection, so both front ends behave alike.
+ * The server on TCP: ZooKeeper's wire protocol (wire doc §2–§3) in front of the same front door
+ * (front-door.ts: accept, receive) the in-process transport uses. A socket is only a codec here:
+ * frames are decoded into the records the in-process transport hands over, and what the server
+ * delivers through the ConnectionSink is encoded back. Sessions, ordering, faults and the
+ * maxBuffer rule stay behind the front door, so both front doors behave alike.
  *
  * A fresh connection whose first 4 bytes spell a four-letter word gets a text answer and is closed
  * (§6.10). Bad input closes that one connection and nothing else: an undecodable handshake, a
@@ -36,7 +36,7 @@ import {
   type Request,
   type WatcherEvent,
 } from '@tenure/protocol';
-import type { AcceptResult, EmbeddedServer } from './embedded-server.js';
+import type { AcceptResult, FrontDoor } from './front-door.js';
 import { answerFourLetterWord, opAbbreviation, type ConnectionStats } from './four-letter-words.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
 
@@ -89,9 +89,9 @@ export class TcpListener {
   private closing: Promise<void> | undefined;
   handshakeTimeoutMs = 10_000;
 
-  constructor(readonly server: EmbeddedServer) {
+  constructor(readonly server: FrontDoor) {
     this.netServer = createServer({ noDelay: true }, (socket) => this.adopt(socket));
-    this.netServer.on('error', (err) => this.server.options.logger?.warn({ err }, 'TCP listener error'));
+    this.netServer.on('error', (err) => this.server.logger?.warn({ err }, 'TCP listener error'));
   }
 
   listen(options: ListenOptions = {}): Promise<ListenAddress> {
@@ -182,7 +182,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     private readonly listener: TcpListener,
     private readonly socket: Socket,
   ) {
-    this.reader = new FrameReader(listener.server.options.maxBufferBytes);
+    this.reader = new FrameReader(listener.server.limits.maxBufferBytes);
     const addr = socket.remoteAddress ?? '?';
     this.remote = `/${addr}:${socket.remotePort ?? 0}`;
     socket.setNoDelay(true);
@@ -252,7 +252,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
       }
     } catch (err) {
       // Never let one connection take the server down.
-      this.listener.server.options.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
+      this.listener.server.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
       this.destroy();
     }
   }
@@ -300,7 +300,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
         (result) => this.accepted(result, withReadOnly),
         (err: unknown) => {
           // Closed, restarting, or the client has seen a newer zxid: close without an answer.
-          if (!(err instanceof AbortError)) this.listener.server.options.logger?.debug?.({ err, remote: this.remote }, 'handshake refused');
+          if (!(err instanceof AbortError)) this.listener.server.logger?.debug?.({ err, remote: this.remote }, 'handshake refused');
           this.destroy();
         },
       );
@@ -331,7 +331,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
       }
       this.resume('accepting');
     } catch (err) {
-      this.listener.server.options.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
+      this.listener.server.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
       this.destroy();
     }
   }
@@ -350,7 +350,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
         // op: a record with no fields, which the pipeline answers MARSHALLINGERROR.
         header = err.header;
         request = { type: header.type };
-        if (!(err instanceof UnknownOpError)) this.listener.server.options.logger?.debug?.({ err, remote: this.remote }, 'unreadable request body');
+        if (!(err instanceof UnknownOpError)) this.listener.server.logger?.debug?.({ err, remote: this.remote }, 'unreadable request body');
       } else {
         this.destroy();
         return;
@@ -367,9 +367,9 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     this.listener.totals.received++;
     let text: string;
     try {
-      text = answerFourLetterWord(word, this.listener.server, this.listener);
+      text = answerFourLetterWord(word, this.listener.server.introspection, this.listener);
     } catch (err) {
-      this.listener.server.options.logger?.warn({ err, word }, 'four-letter word failed');
+      this.listener.server.logger?.warn({ err, word }, 'four-letter word failed');
       text = '';
     }
     this.state = CLOSED;
@@ -388,7 +388,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     try {
       bytes = encodeReplyFrame({ xid, zxid: reply.zxid, err: reply.err }, op, reply.response);
     } catch (err) {
-      this.listener.server.options.logger?.warn({ err, op }, 'reply could not be encoded');
+      this.listener.server.logger?.warn({ err, op }, 'reply could not be encoded');
       bytes = encodeReplyFrame({ xid, zxid: reply.zxid, err: ErrorCode.MARSHALLINGERROR }, op);
     }
     if (reply.zxid > 0n) this.lastZxid = reply.zxid;
@@ -424,7 +424,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     try {
       this.flush();
     } catch (err) {
-      this.listener.server.options.logger?.warn({ err, remote: this.remote }, 'TCP write failed');
+      this.listener.server.logger?.warn({ err, remote: this.remote }, 'TCP write failed');
       this.destroy();
     }
   };
