@@ -1,16 +1,18 @@
 /**
  * Request frames: RequestHeader {xid, type} + the op's record (wire doc §3.1, §4.4).
  *
- * Hot paths (getData/exists/getChildren, ping, closeSession) write straight into one buffer of the
- * exact size; everything else is encoded into a reused scratch writer and copied out once.
+ * Hot paths (getData/exists/getChildren, setData, ping, closeSession) write straight into one buffer
+ * of the exact size; everything else walks the op table (request-bodies.ts) into a reused scratch
+ * writer and is copied out once.
  */
 import { OpCode } from './constants.js';
 import { ProtocolError, UnknownOpError } from './errors.js';
 import { JuteReader } from './jute-reader.js';
 import type { JuteWriter } from './jute-writer.js';
 import { readMultiOps, writeMultiOps } from './multi-codec.js';
-import type { Request, RequestHeader } from './records.js';
-import { hasEmptyRequest, readRequestBody, writeRequestBody } from './request-bodies.js';
+import { hasEmptyRequest } from './op-table.js';
+import type { Request, RequestHeader, SetDataRequest } from './records.js';
+import { readRequestBody, writeRequestBody } from './request-bodies.js';
 import { returnWriter, takeWriter } from './scratch-writer.js';
 import { utf8Length, writeUtf8 } from './short-string-bytes.js';
 
@@ -34,6 +36,34 @@ function encodePathWatch(xid: number, type: number, path: string, watch: boolean
   return out;
 }
 
+/**
+ * Header plus setData's `path: ustring, data: buffer, version: int`, in one exact-size buffer, or
+ * undefined for a record of other types (a null path, a bare Uint8Array), which the walk encodes.
+ */
+function encodeSetData(xid: number, req: SetDataRequest, prefix: number): Buffer | undefined {
+  const { path, data } = req;
+  if (typeof path !== 'string' || (data !== null && !Buffer.isBuffer(data))) return undefined;
+  const n = utf8Length(path);
+  const size = REQUEST_HEADER_BYTES + 4 + n + 4 + (data === null ? 0 : data.length) + 4;
+  const out = Buffer.allocUnsafe(prefix + size);
+  if (prefix) out.writeInt32BE(size, 0);
+  out.writeInt32BE(xid | 0, prefix);
+  out.writeInt32BE(OpCode.setData, prefix + 4);
+  out.writeInt32BE(n, prefix + 8);
+  writeUtf8(out, prefix + 12, path, n);
+  let at = prefix + 12 + n;
+  if (data === null) {
+    out.writeInt32BE(-1, at);
+    at += 4;
+  } else {
+    out.writeInt32BE(data.length, at);
+    data.copy(out, at + 4);
+    at += 4 + data.length;
+  }
+  out.writeInt32BE(req.version | 0, at);
+  return out;
+}
+
 function encodeHeaderOnly(xid: number, type: number, prefix: number): Buffer {
   const out = Buffer.allocUnsafe(prefix + REQUEST_HEADER_BYTES);
   if (prefix) out.writeInt32BE(REQUEST_HEADER_BYTES, 0);
@@ -54,7 +84,12 @@ function encode(xid: number, req: Request, prefix: number): Buffer {
     const r = req as { path: string; watch: boolean };
     return encodePathWatch(xid, type, r.path, r.watch, prefix);
   }
-  if (hasEmptyRequest(type)) return encodeHeaderOnly(xid, type, prefix);
+  if (type === OpCode.setData) {
+    const out = encodeSetData(xid, req as SetDataRequest, prefix);
+    if (out !== undefined) return out;
+  } else if (hasEmptyRequest(type)) {
+    return encodeHeaderOnly(xid, type, prefix);
+  }
   const w = takeWriter();
   try {
     if (prefix) w.int(0);
