@@ -52,14 +52,20 @@ export interface OpSpec {
  */
 type FieldList<Rec> = { readonly [K in Exclude<keyof Rec, 'type'>]-?: FieldKind | readonly [FieldKind, string] };
 
-const specs = new Map<number, OpSpec>();
+/** Rows by op code + LOWEST_OP, in a dense array: the codec's hot paths look an op up on every message. */
+const LOWEST_OP: number = OpCode.closeSession;
+/** Packed, not holey: every op code lies below 128 + LOWEST_OP. */
+const byCode: (OpSpec | undefined)[] = Array.from({ length: 128 }, () => undefined);
+const specs: OpSpec[] = [];
 
 function op<Rec extends R.Request>(type: Rec['type'], reply: ReplyShape, list: FieldList<Rec>, inMulti = false): void {
   const fields = Object.entries(list as Record<string, FieldKind | readonly [FieldKind, string]>).map(
     ([name, f]): Field => (Array.isArray(f) ? { name, kind: f[0], label: f[1] } : { name, kind: f as FieldKind, label: name }),
   );
   const sizedFields = fields.filter((f) => f.kind.bound !== fixedBound);
-  specs.set(type, { type, fields, sizedFields, reply, inMulti, isMulti: reply === 'multi' });
+  const spec: OpSpec = { type, fields, sizedFields, reply, inMulti, isMulti: reply === 'multi' };
+  specs.push(spec);
+  byCode[type - LOWEST_OP] = spec;
 }
 
 const IN_MULTI = true;
@@ -117,25 +123,26 @@ op<R.EmptyRequest>(OpCode.closeSession, 'none', {});
 
 /** The row of an op code, or undefined for one this codec does not know. */
 export function opSpec(type: unknown): OpSpec | undefined {
-  return specs.get(type as number);
+  // Any value may arrive as an in-process record's type; only a number can index the array.
+  return typeof type === 'number' ? byCode[type - LOWEST_OP] : undefined;
 }
 
 /** Every row of the table. */
-export function opSpecs(): IterableIterator<OpSpec> {
-  return specs.values();
+export function opSpecs(): readonly OpSpec[] {
+  return specs;
 }
 
 /** Whether an op code is one this codec (and the server) knows. */
 export function isKnownOp(type: number): boolean {
-  return specs.has(type);
+  return opSpec(type) !== undefined;
 }
 
 /** Op codes whose request has no record after the header. */
 export function hasEmptyRequest(type: number): boolean {
-  return specs.get(type)?.fields.length === 0;
+  return opSpec(type)?.fields.length === 0;
 }
 
 /** Op codes that may appear inside multi (writes and check) or multiRead (getData, getChildren). */
 export function isMultiOpType(type: number): boolean {
-  return specs.get(type)?.inMulti === true;
+  return opSpec(type)?.inMulti === true;
 }

@@ -2,8 +2,8 @@
  * Request frames: RequestHeader {xid, type} + the op's record (wire doc §3.1, §4.4).
  *
  * Hot paths (getData/exists/getChildren, setData, ping, closeSession) write straight into one buffer
- * of the exact size; everything else walks the op table (request-bodies.ts) into a reused scratch
- * writer and is copied out once.
+ * of the exact size, and the server's hot reads and writes decode without the table walk; everything
+ * else walks the op table (request-bodies.ts), encoding into a reused scratch writer copied out once.
  */
 import { OpCode } from './constants.js';
 import { ProtocolError, UnknownOpError } from './errors.js';
@@ -74,22 +74,24 @@ function encodeHeaderOnly(xid: number, type: number, prefix: number): Buffer {
 
 function writeRequest(w: JuteWriter, xid: number, req: Request): void {
   w.int(xid).int(req.type);
-  if (req.type === OpCode.multi || req.type === OpCode.multiRead) writeMultiOps(w, req.ops);
-  else writeRequestBody(w, req);
+  switch (req.type) {
+    case OpCode.multi:
+    case OpCode.multiRead:
+      writeMultiOps(w, req.ops);
+      return;
+    case OpCode.create:
+    case OpCode.create2:
+    case OpCode.createContainer:
+      // Written out rather than walked, like the reads in readHotBody (the client's hot write).
+      w.ustring(req.path).buffer(req.data).acls(req.acl).int(req.flags);
+      return;
+    default:
+      writeRequestBody(w, req);
+  }
 }
 
-function encode(xid: number, req: Request, prefix: number): Buffer {
-  const type = req.type;
-  if (isPathWatchOp(type)) {
-    const r = req as { path: string; watch: boolean };
-    return encodePathWatch(xid, type, r.path, r.watch, prefix);
-  }
-  if (type === OpCode.setData) {
-    const out = encodeSetData(xid, req as SetDataRequest, prefix);
-    if (out !== undefined) return out;
-  } else if (hasEmptyRequest(type)) {
-    return encodeHeaderOnly(xid, type, prefix);
-  }
+/** Any request, by the table walk into the scratch writer. */
+function encodeByTable(xid: number, req: Request, prefix: number): Buffer {
   const w = takeWriter();
   try {
     if (prefix) w.int(0);
@@ -100,6 +102,17 @@ function encode(xid: number, req: Request, prefix: number): Buffer {
   } finally {
     returnWriter(w);
   }
+}
+
+function encode(xid: number, req: Request, prefix: number): Buffer {
+  const type = req.type;
+  if (isPathWatchOp(type)) {
+    const r = req as { path: string; watch: boolean };
+    return encodePathWatch(xid, type, r.path, r.watch, prefix);
+  }
+  if (type === OpCode.setData) return encodeSetData(xid, req as SetDataRequest, prefix) ?? encodeByTable(xid, req, prefix);
+  if (hasEmptyRequest(type)) return encodeHeaderOnly(xid, type, prefix);
+  return encodeByTable(xid, req, prefix);
 }
 
 /** RequestHeader + the request record: one frame payload (no length prefix). */
@@ -139,6 +152,23 @@ function decodePathWatch(header: RequestHeader, p: Buffer): Request {
 }
 
 /**
+ * setData and create as object literals, which V8 builds faster than the op table's walk (a keyed
+ * store per field); the server decodes these on every write. op-table.test.ts checks that these
+ * and the other fast paths read and write what the table does.
+ */
+function readHotBody(type: number, r: JuteReader): Request | undefined {
+  switch (type) {
+    case OpCode.setData:
+      return { type, path: r.string('path'), data: r.buffer('data'), version: r.int('version') };
+    case OpCode.create:
+    case OpCode.create2:
+    case OpCode.createContainer:
+      return { type, path: r.string('path'), data: r.buffer('data'), acl: r.acls('acl list') ?? [], flags: r.int('flags') };
+  }
+  return undefined;
+}
+
+/**
  * Decodes a request payload. Throws `UnknownOpError` for an op code this codec does not know and
  * `ProtocolError` for bad bytes; either carries `header` once the 8-byte header could be read.
  * Bytes after the record are ignored, as ZooKeeper does.
@@ -155,7 +185,7 @@ export function decodeRequest(payload: Buffer): { header: RequestHeader; request
   let request: Request | undefined;
   try {
     if (type === OpCode.multi || type === OpCode.multiRead) request = { type, ops: readMultiOps(r) };
-    else request = readRequestBody(type, r);
+    else request = readHotBody(type, r) ?? readRequestBody(type, r);
   } catch (e) {
     if (e instanceof ProtocolError) throw new ProtocolError(`op ${type} request: ${e.message}`, { cause: e, header });
     throw e;
