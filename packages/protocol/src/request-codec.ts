@@ -5,6 +5,7 @@
  * of the exact size, and the server's hot reads and writes decode without the table walk; everything
  * else walks the op table (request-bodies.ts), encoding into a reused scratch writer copied out once.
  */
+import { bufferBytes, writeBufferAt } from './buffer-bytes.js';
 import { OpCode } from './constants.js';
 import { ProtocolError, UnknownOpError } from './errors.js';
 import { JuteReader } from './jute-reader.js';
@@ -44,23 +45,14 @@ function encodeSetData(xid: number, req: SetDataRequest, prefix: number): Buffer
   const { path, data } = req;
   if (typeof path !== 'string' || (data !== null && !Buffer.isBuffer(data))) return undefined;
   const n = utf8Length(path);
-  const size = REQUEST_HEADER_BYTES + 4 + n + 4 + (data === null ? 0 : data.length) + 4;
+  const size = REQUEST_HEADER_BYTES + 4 + n + bufferBytes(data) + 4;
   const out = Buffer.allocUnsafe(prefix + size);
   if (prefix) out.writeInt32BE(size, 0);
   out.writeInt32BE(xid | 0, prefix);
   out.writeInt32BE(OpCode.setData, prefix + 4);
   out.writeInt32BE(n, prefix + 8);
   writeUtf8(out, prefix + 12, path, n);
-  let at = prefix + 12 + n;
-  if (data === null) {
-    out.writeInt32BE(-1, at);
-    at += 4;
-  } else {
-    out.writeInt32BE(data.length, at);
-    data.copy(out, at + 4);
-    at += 4 + data.length;
-  }
-  out.writeInt32BE(req.version | 0, at);
+  out.writeInt32BE(req.version | 0, writeBufferAt(out, prefix + 12 + n, data));
   return out;
 }
 
