@@ -173,6 +173,12 @@ export function decodeRequest(payload: Buffer): { header: RequestHeader; request
   const type = header.type;
   if (isPathWatchOp(type)) return { header, request: decodePathWatch(header, payload) };
   if (hasEmptyRequest(type)) return { header, request: { type } as Request };
+  return { header, request: decodeBody(header, payload) };
+}
+
+/** The record of any op but the path-and-watch reads, read with a JuteReader; errors carry the header. */
+function decodeBody(header: RequestHeader, payload: Buffer): Request {
+  const type = header.type;
   const r = new JuteReader(payload, REQUEST_HEADER_BYTES);
   let request: Request | undefined;
   try {
@@ -183,5 +189,5 @@ export function decodeRequest(payload: Buffer): { header: RequestHeader; request
     throw e;
   }
   if (request === undefined) throw new UnknownOpError(header);
-  return { header, request };
+  return request;
 }
