@@ -2,7 +2,7 @@
  * Client-side size checks. A request larger than the server's jute.maxbuffer makes the server close
  * the connection, which a client would otherwise see as an endless ConnectionLoss; we refuse it first.
  */
-import type { ACL } from '@tenure/protocol';
+import { OpCode, encodedRequestSize, requestSizeBound, type ACL, type Request } from '@tenure/protocol';
 import { DataTooLargeError } from './errors.js';
 
 /** Accepted node data: bytes or a string (UTF-8). */
@@ -26,7 +26,9 @@ function aclBytes(acl: readonly ACL[]): number {
 
 /**
  * Throws DataTooLargeError when a create/setData payload (header, path, data, ACL, flags) cannot
- * fit in `maxBufferBytes`. Cheap in the common case: the exact size is computed only near the limit.
+ * fit in `maxBufferBytes`; `extra` is what the path may still grow by (a protected create's prefix).
+ * Cheap in the common case: the protocol's upper bound decides, and only near the limit is the
+ * request measured. The size counts 4 bytes more than the encoded payload, as this check always has.
  */
 export function checkRequestSize(
   path: string,
@@ -35,10 +37,13 @@ export function checkRequestSize(
   maxBufferBytes: number,
   extra = 0,
 ): void {
-  const rough = data.length + path.length * 3 + 64 + extra + (acl ? acl.length * 256 : 0);
-  if (rough <= maxBufferBytes) return;
-  const exact = 8 + 4 + Buffer.byteLength(path) + 4 + data.length + (acl ? aclBytes(acl) : 0) + 8 + extra;
-  if (exact > maxBufferBytes) throw new DataTooLargeError(path, exact, maxBufferBytes);
+  const req: Request =
+    acl === null
+      ? { type: OpCode.setData, path, data, version: -1 }
+      : { type: OpCode.create, path, data, acl: acl as ACL[], flags: 0 };
+  if (requestSizeBound(req) + extra <= maxBufferBytes) return;
+  const size = encodedRequestSize(0, req) + 4 + extra;
+  if (size > maxBufferBytes) throw new DataTooLargeError(path, size, maxBufferBytes);
 }
 
 /** Exact-enough size of one op inside a multi (header 9 bytes + request). */

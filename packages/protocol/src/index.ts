@@ -8,3 +8,6 @@ export * from './jute-reader.js';
 export * from './jute-writer.js';
 export * from './codec.js';
 export * from './frame-reader.js';
+export { requestProblem } from './request-shape.js';
+export { exceedsMaxBuffer, requestSizeBound } from './request-size.js';
+export { isKnownOp } from './op-table.js';

@@ -7,25 +7,9 @@ import { OpCode } from './constants.js';
 import { ProtocolError } from './errors.js';
 import type { JuteReader } from './jute-reader.js';
 import type { JuteWriter } from './jute-writer.js';
+import { isMultiOpType } from './op-table.js';
 import type { MultiOp, MultiResult, Stat } from './records.js';
 import { readRequestBody, writeRequestBody } from './request-bodies.js';
-
-/** Op codes that may appear inside multi (writes and check) or multiRead (getData, getChildren). */
-const MULTI_OP_TYPES: ReadonlySet<number> = new Set([
-  OpCode.create,
-  OpCode.create2,
-  OpCode.createContainer,
-  OpCode.createTTL,
-  OpCode.delete,
-  OpCode.setData,
-  OpCode.check,
-  OpCode.getData,
-  OpCode.getChildren,
-]);
-
-export function isMultiOpType(type: number): boolean {
-  return MULTI_OP_TYPES.has(type);
-}
 
 function writeTerminator(w: JuteWriter): void {
   w.int(-1).bool(true).int(-1);
@@ -33,7 +17,7 @@ function writeTerminator(w: JuteWriter): void {
 
 export function writeMultiOps(w: JuteWriter, ops: readonly MultiOp[]): void {
   for (const op of ops) {
-    if (!MULTI_OP_TYPES.has(op.type)) throw new ProtocolError(`op ${op.type} is not allowed inside multi`);
+    if (!isMultiOpType(op.type)) throw new ProtocolError(`op ${op.type} is not allowed inside multi`);
     w.int(op.type).bool(false).int(-1);
     writeRequestBody(w, op);
   }
@@ -47,7 +31,7 @@ export function readMultiOps(r: JuteReader): MultiOp[] {
     const done = r.bool('multi header done');
     r.int('multi header err');
     if (done) return ops;
-    if (!MULTI_OP_TYPES.has(type)) throw new ProtocolError(`op ${type} is not allowed inside multi`);
+    if (!isMultiOpType(type)) throw new ProtocolError(`op ${type} is not allowed inside multi`);
     ops.push(readRequestBody(type, r) as MultiOp);
   }
 }

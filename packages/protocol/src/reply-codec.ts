@@ -5,6 +5,7 @@
  * Hot paths (getData replies, header-only replies such as ping, notifications) are written and read in
  * place; the rest goes through JuteReader / the scratch writer.
  */
+import { bufferBytes, writeBufferAt } from './buffer-bytes.js';
 import { OpCode, Xid } from './constants.js';
 import { ProtocolError } from './errors.js';
 import { readInt64, writeInt64 } from './int64-bytes.js';
@@ -34,20 +35,11 @@ export function decodeReplyHeader(payload: Buffer): ReplyHeader {
 
 function encodeGetDataReply(h: ReplyHeader, res: GetDataResponse, prefix: number): Buffer {
   const data = res.data;
-  const size = REPLY_HEADER_BYTES + 4 + (data === null ? 0 : data.length) + STAT_BYTES;
+  const size = REPLY_HEADER_BYTES + bufferBytes(data) + STAT_BYTES;
   const out = Buffer.allocUnsafe(prefix + size);
   if (prefix) out.writeInt32BE(size, 0);
   writeHeaderAt(out, prefix, h.xid, h.zxid, h.err);
-  let at = prefix + REPLY_HEADER_BYTES;
-  if (data === null) {
-    out.writeInt32BE(-1, at);
-    at += 4;
-  } else {
-    out.writeInt32BE(data.length, at);
-    data.copy(out, at + 4);
-    at += 4 + data.length;
-  }
-  writeStatAt(out, at, res.stat);
+  writeStatAt(out, writeBufferAt(out, prefix + REPLY_HEADER_BYTES, data), res.stat);
   return out;
 }
 

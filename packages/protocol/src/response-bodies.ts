@@ -1,11 +1,13 @@
 /**
  * The record that follows a ReplyHeader with err 0, for every op except multi/multiRead
- * (wire doc §4.4). Ops answered by the header alone have no body here.
+ * (wire doc §4.4), by the reply shape the op table gives each op. Ops answered by the header alone
+ * have no body here.
  */
 import { OpCode } from './constants.js';
 import { ProtocolError } from './errors.js';
 import type { JuteReader } from './jute-reader.js';
 import type { JuteWriter } from './jute-writer.js';
+import { opSpec } from './op-table.js';
 import type {
   ClientInfo,
   Create2Response,
@@ -23,59 +25,9 @@ import type {
   WhoAmIResponse,
 } from './records.js';
 
-/** How the reply to each op is laid out after the header. */
-const enum Shape {
-  None,
-  Path,
-  PathStat,
-  Stat,
-  DataStat,
-  AclStat,
-  Children,
-  ChildrenStat,
-  Paths,
-  Count,
-  Err,
-  ClientInfo,
-  Token,
-  Multi,
-}
-
-const shapes = new Map<number, Shape>([
-  [OpCode.create, Shape.Path],
-  [OpCode.delete, Shape.None],
-  [OpCode.exists, Shape.Stat],
-  [OpCode.getData, Shape.DataStat],
-  [OpCode.setData, Shape.Stat],
-  [OpCode.getACL, Shape.AclStat],
-  [OpCode.setACL, Shape.Stat],
-  [OpCode.getChildren, Shape.Children],
-  [OpCode.sync, Shape.Path],
-  [OpCode.ping, Shape.None],
-  [OpCode.getChildren2, Shape.ChildrenStat],
-  [OpCode.check, Shape.None],
-  [OpCode.multi, Shape.Multi],
-  [OpCode.create2, Shape.PathStat],
-  [OpCode.reconfig, Shape.DataStat],
-  [OpCode.checkWatches, Shape.None],
-  [OpCode.removeWatches, Shape.None],
-  [OpCode.createContainer, Shape.PathStat],
-  [OpCode.createTTL, Shape.PathStat],
-  [OpCode.multiRead, Shape.Multi],
-  [OpCode.auth, Shape.None],
-  [OpCode.setWatches, Shape.None],
-  [OpCode.sasl, Shape.Token],
-  [OpCode.getEphemerals, Shape.Paths],
-  [OpCode.getAllChildrenNumber, Shape.Count],
-  [OpCode.setWatches2, Shape.None],
-  [OpCode.addWatch, Shape.Err],
-  [OpCode.whoAmI, Shape.ClientInfo],
-  [OpCode.closeSession, Shape.None],
-]);
-
 /** True when a reply to this op can be encoded or decoded. */
 export function isKnownReplyOp(opType: number): boolean {
-  return shapes.has(opType);
+  return opSpec(opType) !== undefined;
 }
 
 /** True when a successful reply to this op is a multi response. */
@@ -85,7 +37,7 @@ export function isMultiOp(opType: number): boolean {
 
 /** True when a successful reply to this op carries no record. */
 export function hasEmptyResponse(opType: number): boolean {
-  return shapes.get(opType) === Shape.None;
+  return opSpec(opType)?.reply === 'none';
 }
 
 function missing(opType: number): never {
@@ -94,56 +46,56 @@ function missing(opType: number): never {
 
 /** Writes the response record of a single (non-multi) op. Throws ProtocolError for an unknown op. */
 export function writeResponseBody(w: JuteWriter, opType: number, res: Response | undefined): void {
-  const shape = shapes.get(opType);
+  const shape = opSpec(opType)?.reply;
   if (shape === undefined) throw new ProtocolError(`cannot encode a reply to unknown op ${opType}`);
-  if (shape === Shape.None) return;
+  if (shape === 'none') return;
   if (res === undefined) missing(opType);
   switch (shape) {
-    case Shape.Path:
+    case 'path':
       w.ustring((res as CreateResponse).path);
       return;
-    case Shape.PathStat: {
+    case 'pathStat': {
       const r = res as Create2Response;
       w.ustring(r.path).stat(r.stat);
       return;
     }
-    case Shape.Stat:
+    case 'stat':
       w.stat((res as StatResponse).stat);
       return;
-    case Shape.DataStat: {
+    case 'dataStat': {
       const r = res as GetDataResponse;
       w.buffer(r.data).stat(r.stat);
       return;
     }
-    case Shape.AclStat: {
+    case 'aclStat': {
       const r = res as GetACLResponse;
       w.acls(r.acl).stat(r.stat);
       return;
     }
-    case Shape.Children:
+    case 'children':
       w.strings((res as GetChildrenResponse).children);
       return;
-    case Shape.ChildrenStat: {
+    case 'childrenStat': {
       const r = res as GetChildren2Response;
       w.strings(r.children).stat(r.stat);
       return;
     }
-    case Shape.Paths:
+    case 'paths':
       w.strings((res as GetEphemeralsResponse).ephemerals);
       return;
-    case Shape.Count:
+    case 'count':
       w.int((res as GetAllChildrenNumberResponse).totalNumber);
       return;
-    case Shape.Err:
+    case 'err':
       w.int((res as ErrorResponse).err);
       return;
-    case Shape.ClientInfo:
+    case 'clientInfo':
       w.vector((res as WhoAmIResponse).clientInfo, (w2, c) => w2.ustring(c.authScheme).ustring(c.user));
       return;
-    case Shape.Token:
+    case 'token':
       w.buffer((res as SaslResponse).token);
       return;
-    case Shape.Multi:
+    case 'multi':
       throw new ProtocolError('multi responses are written by the multi codec');
   }
 }
@@ -154,36 +106,36 @@ function readClientInfo(r: JuteReader): ClientInfo {
 
 /** Reads the response record of a single (non-multi) op. Throws ProtocolError for an unknown op. */
 export function readResponseBody(opType: number, r: JuteReader): Response | undefined {
-  const shape = shapes.get(opType);
+  const shape = opSpec(opType)?.reply;
   if (shape === undefined) throw new ProtocolError(`cannot decode a reply to unknown op ${opType}`);
   switch (shape) {
-    case Shape.None:
+    case 'none':
       return undefined;
-    case Shape.Path:
+    case 'path':
       return { path: r.string('path') };
-    case Shape.PathStat:
+    case 'pathStat':
       return { path: r.string('path'), stat: r.stat() };
-    case Shape.Stat:
+    case 'stat':
       return { stat: r.stat() };
-    case Shape.DataStat:
+    case 'dataStat':
       return { data: r.buffer('data'), stat: r.stat() };
-    case Shape.AclStat:
+    case 'aclStat':
       return { acl: r.acls() ?? [], stat: r.stat() };
-    case Shape.Children:
+    case 'children':
       return { children: r.strings('children') ?? [] };
-    case Shape.ChildrenStat:
+    case 'childrenStat':
       return { children: r.strings('children') ?? [], stat: r.stat() };
-    case Shape.Paths:
+    case 'paths':
       return { ephemerals: r.strings('ephemerals') ?? [] };
-    case Shape.Count:
+    case 'count':
       return { totalNumber: r.int('totalNumber') };
-    case Shape.Err:
+    case 'err':
       return { err: r.int('err') };
-    case Shape.ClientInfo:
+    case 'clientInfo':
       return { clientInfo: r.vector(readClientInfo, 'clientInfo', 8) ?? [] };
-    case Shape.Token:
+    case 'token':
       return { token: r.buffer('token') };
-    case Shape.Multi:
+    case 'multi':
       throw new ProtocolError('multi responses are read by the multi codec');
   }
 }
