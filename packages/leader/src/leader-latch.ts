@@ -28,12 +28,14 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, isRetryableError, queuePosition } from '@tenure/client';
-import type { Client, Logger, RetryPolicy, TimerHandle, WaitOptions, WaitScope } from '@tenure/client';
+import type { Client, Logger, WaitOptions } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
 import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
-import { emitSafely } from './safe-emit.js';
+import { RetryPacer } from './retry-pacer.js';
+import { safeEmitter, type SafeEmit } from './safe-emit.js';
+import { Waiters } from './waiters.js';
 import { WatchSlot } from './watch-slot.js';
 
 /** Curator's LOCK_NAME for latches. */
@@ -79,7 +81,9 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   readonly closeMode: CloseMode;
   private readonly idBytes: Buffer;
   private readonly logger: Logger;
-  private readonly retryPolicy: RetryPolicy;
+  private readonly retry: RetryPacer;
+  /** emit, without letting a listener's exception break the latch (it is reported as `error`). */
+  private readonly emitSafely: SafeEmit<LeaderLatchEvents>;
   private latchState: LatchState = 'latent';
   private node: OurNode | null = null;
   private term: { node: OurNode; term: Term } | null = null;
@@ -90,13 +94,9 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   private running: Promise<void> | null = null;
   /** The create of our node, while in flight. */
   private creating: Promise<unknown> | null = null;
-  private retryTimer: TimerHandle | null = null;
-  private failures = 0;
   private readonly lifetime = new AbortController();
-  private readonly leaderWaiters = new Set<(l: Leadership) => void>();
-  private readonly joinWaiters = new Set<(v: true) => void>();
-  /** The pending start() and await() waits, aborted by close(). */
-  private readonly waits = new Set<WaitScope>();
+  private readonly joinWaiters = new Waiters<true>();
+  private readonly leaderWaiters = new Waiters<Leadership>();
   /** Set once a check has placed us: leading, watching a predecessor, or waiting for a safe state. */
   private joinedOnce = false;
   private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
@@ -116,7 +116,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (closeMode !== 'silent' && closeMode !== 'notifyLeader') throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
     this.closeMode = closeMode;
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-latch', path: this.path });
-    this.retryPolicy = options.retryPolicy ?? client.retryPolicy;
+    this.emitSafely = safeEmitter<LeaderLatchEvents>(this, this.logger);
+    this.retry = new RetryPacer(client, options.retryPolicy ?? client.retryPolicy);
     const live = (): boolean => this.latchState === 'started';
     this.predecessor = new WatchSlot(client, live);
     this.ownWatch = new WatchSlot(client, live);
@@ -150,7 +151,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (this.latchState !== 'latent') return Promise.reject(new Error(`LeaderLatch ${this.path}: cannot be started more than once`));
     this.latchState = 'started';
     this.client.on('stateChanged', this.onState);
-    const joined = this.wait(this.joinWaiters, () => (this.joinedOnce ? true : null), 'start', options);
+    const joined = this.wait(this.joinWaiters, this.joinedOnce ? true : null, 'start', options);
     this.request('reset');
     return joined.then(() => undefined);
   }
@@ -160,7 +161,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
    * AbortError when `signal` aborts, ClosedError when the latch closes. (Curator's await.)
    */
   await(options: WaitOptions = {}): Promise<Leadership> {
-    return this.wait(this.leaderWaiters, () => this.leadership, 'await', options);
+    return this.wait(this.leaderWaiters, this.leadership, 'await', options);
   }
 
   /** Every participant in election order, Curator's included (each id read from its node). */
@@ -184,11 +185,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const wasStarted = this.latchState === 'started';
     this.latchState = 'closed';
     this.client.off('stateChanged', this.onState);
-    this.clearRetry();
+    this.retry.cancel();
     const closed = new ClosedError(`leader latch ${this.path}`);
     this.lifetime.abort(closed);
     this.endTerm('closed', closeMode === 'notifyLeader');
-    for (const w of this.waits) w.abort(closed);
+    this.joinWaiters.close(closed);
+    this.leaderWaiters.close(closed);
     if (!wasStarted) return;
     // A create in flight rejects at once (aborted; the client removes what it may have left) or
     // has just landed, and then its node is ours to delete. Other steps need not be waited for:
@@ -226,7 +228,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
         this.pending = null;
         try {
           await (step === 'reset' ? this.reset() : this.check());
-          this.failures = 0;
+          this.retry.succeeded();
         } catch (err) {
           this.failed(err);
         }
@@ -307,7 +309,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.watchOwnNode(node);
     this.settleJoin();
     const leadership = term.leadership;
-    for (const w of [...this.leaderWaiters]) w(leadership);
+    this.leaderWaiters.notify(leadership);
     this.emitSafely('isLeader', leadership);
   }
 
@@ -376,51 +378,26 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     // LOST: the state machine reports RECONNECTED with a new session, which checks again.
     if (err instanceof SessionExpiredError) return;
     if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
-    const delay = this.client.backoffMs(this.failures++, this.retryPolicy);
     if (!isRetryableError(err)) {
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
       this.emitSafely('error', err instanceof Error ? err : new Error(String(err)));
     }
-    this.clearRetry();
-    this.retryTimer = this.client.clock.setTimeout(() => {
-      this.retryTimer = null;
-      this.request('check');
-    }, delay);
-  }
-
-  private clearRetry(): void {
-    if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.retry.schedule(() => this.request('check'));
   }
 
   private settleJoin(): void {
     this.joinedOnce = true;
-    for (const w of [...this.joinWaiters]) w(true);
+    this.joinWaiters.notify(true);
   }
 
-  /** Waits in `set` until resolved; `now()` returns the value at once when there is one. */
-  private async wait<T>(set: Set<(v: T) => void>, now: () => T | null, what: string, options: WaitOptions): Promise<T> {
+  /** `now` at once when there is one, else the next notify() of `waiters`. */
+  private async wait<T>(waiters: Waiters<T>, now: T | null, what: string, options: WaitOptions): Promise<T> {
     if (this.latchState === 'closed') throw new ClosedError(`leader latch ${this.path}`);
-    const ready = now();
-    if (ready !== null) return ready;
-    const scope = this.client.waitScope(options, `leader latch ${this.path} ${what}`);
-    this.waits.add(scope);
-    try {
-      return await scope.until<T>((resolve) => {
-        set.add(resolve);
-        return () => set.delete(resolve);
-      });
-    } finally {
-      this.waits.delete(scope);
-    }
+    return now ?? waiters.wait(this.client.waitScope(options, `leader latch ${this.path} ${what}`));
   }
 
   /** Deletes our node (the sequence queue's abandon: guaranteed; `wait`: awaited while connected), unless it went with an earlier session. */
   private async deleteNode(node: OurNode, wait: boolean): Promise<void> {
     if (this.client.sessionId === node.owner) await abandonNode(this.client, node.path, node.owner, { wait, logger: this.logger });
-  }
-
-  private emitSafely<E extends keyof LeaderLatchEvents>(event: E, ...args: Parameters<LeaderLatchEvents[E]>): void {
-    emitSafely(this as never, this.logger, event, ...args);
   }
 }
