@@ -27,12 +27,16 @@
  *    aborts), our watches are removed and our node deleted with a guaranteed delete.
  */
 import { EventEmitter } from 'eventemitter3';
-import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, isRetryableError, queuePosition, watchNode } from '@tenure/client';
-import type { Client, Logger, NodeWatch, RetryPolicy, Stat, TimerHandle, WaitOptions, WaitScope, WatchEvent } from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, isRetryableError, queuePosition } from '@tenure/client';
+import type { Client, Logger, WaitOptions } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
 import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
+import { RetryPacer } from './retry-pacer.js';
+import { safeEmitter, type SafeEmit } from './safe-emit.js';
+import { Waiters } from './waiters.js';
+import { WatchSlot } from './watch-slot.js';
 
 /** Curator's LOCK_NAME for latches. */
 export const LATCH_NAME = 'latch-';
@@ -60,23 +64,15 @@ export interface LeaderLatchEvents {
 
 export type LatchState = 'latent' | 'started' | 'closed';
 
-/** Our node in the election. */
+/** Our node in the election: its czxid is the token, its ephemeralOwner the owner. */
 interface OurNode {
   readonly path: string;
   readonly name: string;
-  /** czxid */
   readonly token: bigint;
-  /** ephemeralOwner */
   readonly owner: bigint;
 }
 
 type Step = 'check' | 'reset';
-
-/** A node we watch (our predecessor, or our own while we lead); `watch` is null while it is being armed. */
-interface Watched {
-  readonly path: string;
-  watch: NodeWatch | null;
-}
 
 export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements AsyncDisposable {
   /** The election's path (the parent of the latch nodes). */
@@ -85,25 +81,22 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   readonly closeMode: CloseMode;
   private readonly idBytes: Buffer;
   private readonly logger: Logger;
-  private readonly retryPolicy: RetryPolicy;
+  private readonly retry: RetryPacer;
+  /** emit, without letting a listener's exception break the latch (it is reported as `error`). */
+  private readonly emitSafely: SafeEmit<LeaderLatchEvents>;
   private latchState: LatchState = 'latent';
   private node: OurNode | null = null;
   private term: { node: OurNode; term: Term } | null = null;
-  /** The predecessor we watch, if any. */
-  private predecessor: Watched | null = null;
+  private readonly predecessor: WatchSlot;
   /** Our own node, watched while we lead. */
-  private ownWatch: Watched | null = null;
+  private readonly ownWatch: WatchSlot;
   private pending: Step | null = null;
   private running: Promise<void> | null = null;
   /** The create of our node, while in flight. */
   private creating: Promise<unknown> | null = null;
-  private retryTimer: TimerHandle | null = null;
-  private failures = 0;
   private readonly lifetime = new AbortController();
-  private readonly leaderWaiters = new Set<(l: Leadership) => void>();
-  private readonly joinWaiters = new Set<(v: true) => void>();
-  /** The pending start() and await() waits, aborted by close(). */
-  private readonly waits = new Set<WaitScope>();
+  private readonly joinWaiters = new Waiters<true>();
+  private readonly leaderWaiters = new Waiters<Leadership>();
   /** Set once a check has placed us: leading, watching a predecessor, or waiting for a safe state. */
   private joinedOnce = false;
   private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
@@ -123,7 +116,11 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (closeMode !== 'silent' && closeMode !== 'notifyLeader') throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
     this.closeMode = closeMode;
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-latch', path: this.path });
-    this.retryPolicy = options.retryPolicy ?? client.retryPolicy;
+    this.emitSafely = safeEmitter<LeaderLatchEvents>(this, this.logger);
+    this.retry = new RetryPacer(client, options.retryPolicy ?? client.retryPolicy);
+    const live = (): boolean => this.latchState === 'started';
+    this.predecessor = new WatchSlot(client, live);
+    this.ownWatch = new WatchSlot(client, live);
   }
 
   /** `latent` before start(), `started`, then `closed`. */
@@ -154,7 +151,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (this.latchState !== 'latent') return Promise.reject(new Error(`LeaderLatch ${this.path}: cannot be started more than once`));
     this.latchState = 'started';
     this.client.on('stateChanged', this.onState);
-    const joined = this.wait(this.joinWaiters, () => (this.joinedOnce ? true : null), 'start', options);
+    const joined = this.wait(this.joinWaiters, this.joinedOnce ? true : null, 'start', options);
     this.request('reset');
     return joined.then(() => undefined);
   }
@@ -164,7 +161,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
    * AbortError when `signal` aborts, ClosedError when the latch closes. (Curator's await.)
    */
   await(options: WaitOptions = {}): Promise<Leadership> {
-    return this.wait(this.leaderWaiters, () => this.leadership, 'await', options);
+    return this.wait(this.leaderWaiters, this.leadership, 'await', options);
   }
 
   /** Every participant in election order, Curator's included (each id read from its node). */
@@ -188,23 +185,24 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const wasStarted = this.latchState === 'started';
     this.latchState = 'closed';
     this.client.off('stateChanged', this.onState);
-    this.clearRetry();
-    this.lifetime.abort(new ClosedError(`leader latch ${this.path}`));
-    this.endTerm('closed', closeMode === 'notifyLeader');
+    this.retry.cancel();
     const closed = new ClosedError(`leader latch ${this.path}`);
-    for (const w of this.waits) w.abort(closed);
+    this.lifetime.abort(closed);
+    this.endTerm('closed', closeMode === 'notifyLeader');
+    this.joinWaiters.close(closed);
+    this.leaderWaiters.close(closed);
     if (!wasStarted) return;
     // A create in flight rejects at once (aborted; the client removes what it may have left) or
     // has just landed, and then its node is ours to delete. Other steps need not be waited for:
     // they change nothing once closed.
     await this.creating?.catch(() => {});
-    this.unwatch('predecessor');
+    this.predecessor.drop();
     const node = this.node;
     this.node = null;
     // Our own delete fires the watch on our node, which removes it on both sides: no
     // removeWatches ahead of the delete that hands leadership over.
-    if (node !== null && this.ownWatch?.path === node.path && this.client.sessionId === node.owner) this.ownWatch = null;
-    else this.unwatch('own');
+    if (node !== null && this.ownWatch.holds(node.path) && this.client.sessionId === node.owner) this.ownWatch.forget();
+    else this.ownWatch.drop();
     if (node) await this.deleteNode(node, true);
   }
 
@@ -229,9 +227,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
         const step = this.pending;
         this.pending = null;
         try {
-          if (step === 'reset') await this.reset();
-          else await this.check();
-          this.failures = 0;
+          await (step === 'reset' ? this.reset() : this.check());
+          this.retry.succeeded();
         } catch (err) {
           this.failed(err);
         }
@@ -246,7 +243,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.endTerm(this.node !== null && this.client.sessionId !== this.node.owner ? 'lost' : 'deleted');
     const old = this.node;
     this.node = null;
-    this.unwatch('predecessor');
+    this.predecessor.drop();
     if (old) void this.deleteNode(old, false);
     const creating = this.client.create(`${this.path}/${LATCH_NAME}`, this.idBytes, {
       mode: CreateMode.EPHEMERAL_SEQUENTIAL,
@@ -255,18 +252,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       signal: this.lifetime.signal,
     });
     this.creating = creating;
-    let created: { path: string; stat: Stat };
-    try {
-      created = await creating;
-    } finally {
-      this.creating = null;
-    }
-    const { path, stat } = created;
+    const { path, stat } = await creating.finally(() => (this.creating = null));
     // Kept even when closed meanwhile: close() deletes it.
     this.node = { path, name: nodeName(path), token: stat.czxid, owner: stat.ephemeralOwner };
     this.logger.debug({ path, token: stat.czxid, id: this.id }, 'leader latch joined');
     if (this.latchState !== 'started') return;
-    this.safeEmit('joined', path);
+    this.emitSafely('joined', path);
     await this.check();
   }
 
@@ -286,48 +277,16 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const position = queuePosition(electionOrder(children, LATCH_NAME), node.name);
     if (position === null) return this.reset();
     if (position.granted) {
-      this.unwatch('predecessor');
-      this.claim(node);
-      return;
+      this.predecessor.drop();
+      return this.claim(node);
     }
     this.endTerm('not-first');
     const path = `${this.path}/${position.watch}`;
-    const current = this.predecessor;
     // Still watched (a check after a reconnect: the client re-set the watch): it fires when the node goes.
-    if (current?.path === path && current.watch !== null && !current.watch.fired) return this.settleJoin();
-    this.unwatch('predecessor');
-    const watched: Watched = { path, watch: null };
-    this.predecessor = watched;
-    const present = await this.arm(watched, () => {
-      if (this.latchState !== 'started' || this.predecessor !== watched) return;
-      this.predecessor = null;
-      this.request('check');
-    });
-    if (this.predecessor !== watched) return; // it fired meanwhile (a check is queued), or was dropped
-    if (!present) {
-      this.predecessor = null;
-      this.request('check'); // gone already: look again
-      return;
-    }
-    this.settleJoin();
-  }
-
-  /**
-   * Watches `watched.path` (the sequence queue's watchNode: no watch is left behind when the node
-   * is already gone). Returns whether the node is there; false too when the latch closed meanwhile,
-   * or the watch was dropped while it was being set, and then it is taken back.
-   */
-  private async arm(watched: Watched, onChange: (ev: WatchEvent) => void): Promise<boolean> {
-    const watch = await watchNode(this.client, watched.path, onChange);
-    if (watch === null) return false;
-    // (Watched reads carry no abort signal: see close(). A read that lands after close is undone.)
-    const kept = this.latchState === 'started' && (this.predecessor === watched || this.ownWatch === watched);
-    if (!kept) {
-      await watch.cancel();
-      return false;
-    }
-    watched.watch = watch;
-    return true;
+    if (this.predecessor.holds(path)) return this.settleJoin();
+    const result = await this.predecessor.watch(path, () => this.request('check'));
+    if (result === 'gone') this.request('check'); // gone already: look again
+    else if (result === 'watching') this.settleJoin();
   }
 
   /** Takes leadership for `node`, if it is safe now; otherwise the next RECONNECTED checks again. */
@@ -335,17 +294,14 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (this.latchState !== 'started') return;
     if (this.term?.node === node) {
       // Resumed without a break (errorPolicy `session`): re-arm our node's watch if it never landed.
-      if (this.ownWatch === null || this.ownWatch.watch?.fired === true) this.watchOwnNode(node);
+      if (this.ownWatch.idle) this.watchOwnNode(node);
       return this.settleJoin();
     }
     const client = this.client;
     const state = client.state;
     const unsafe = state === null || state === ConnectionState.LOST || state === ConnectionState.READ_ONLY || client.isErrorState(state);
     if (unsafe) return this.settleJoin();
-    if (client.sessionId !== node.owner) {
-      this.request('reset');
-      return;
-    }
+    if (client.sessionId !== node.owner) return this.request('reset');
     this.endTerm('not-first');
     const term = new Term(node.token, node.path, this.path);
     this.term = { node, term };
@@ -353,8 +309,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.watchOwnNode(node);
     this.settleJoin();
     const leadership = term.leadership;
-    for (const w of [...this.leaderWaiters]) w(leadership);
-    this.safeEmit('isLeader', leadership);
+    this.leaderWaiters.notify(leadership);
+    this.emitSafely('isLeader', leadership);
   }
 
   /** Ends the current term: the signal aborts, then (if `notify`) `notLeader` is emitted. */
@@ -363,40 +319,35 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (current === null) return;
     this.term = null;
     // 'closed': close() decides (our own delete removes that watch); 'deleted': it fired already.
-    if (end === 'deleted') this.ownWatch = null;
-    else if (end !== 'closed') this.unwatch('own');
+    if (end === 'deleted') this.ownWatch.forget();
+    else if (end !== 'closed') this.ownWatch.drop();
     current.term.end(end);
     this.logger.info({ path: current.node.path, end, id: this.id }, 'leader latch: no longer leading');
-    if (notify) this.safeEmit('notLeader', end);
+    if (notify) this.emitSafely('notLeader', end);
   }
 
   // ---- watches and states ----
 
+  /** While we lead: our node deleted by someone else ends the term, and we rejoin. */
   private watchOwnNode(node: OurNode): void {
-    const watched: Watched = { path: node.path, watch: null };
-    this.ownWatch = watched;
-    const onChange = (ev: WatchEvent): void => {
-      if (this.latchState !== 'started' || this.term?.node !== node) return;
-      if (ev.type !== 'NodeDeleted') return this.watchOwnNode(node); // a data change used the watch up: set it again
-      if (this.ownWatch === watched) this.ownWatch = null;
+    const gone = (): void => {
       this.endTerm(this.client.sessionId === node.owner ? 'deleted' : 'lost');
       this.request('reset');
     };
-    this.arm(watched, onChange).then(
-      (present) => {
-        if (this.term?.node !== node || this.ownWatch !== watched) return;
-        if (!present) {
-          this.ownWatch = null;
-          this.endTerm(this.client.sessionId === node.owner ? 'deleted' : 'lost');
-          this.request('reset');
-        }
-      },
-      () => {
+    this.ownWatch
+      .watch(node.path, (ev) => {
+        if (this.term?.node !== node) return;
+        if (ev.type !== 'NodeDeleted') this.watchOwnNode(node); // a data change used the watch up: set it again
+        else gone();
+      })
+      .then(
+        (result) => {
+          if (result === 'gone' && this.term?.node === node) gone();
+        },
         // Connection problems: the states decide (SUSPENDED / LOST end the term; RECONNECTED
         // checks, and re-arms this watch if the term goes on).
-        if (this.term?.node === node && this.ownWatch === watched) this.ownWatch = null;
-      },
-    );
+        () => {},
+      );
   }
 
   private stateChanged(s: ConnectionState): void {
@@ -418,88 +369,35 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     }
   }
 
-  /** Drops a watch; one still being set is taken back by arm() as it lands. */
-  private unwatch(which: 'predecessor' | 'own'): void {
-    const watched = which === 'predecessor' ? this.predecessor : this.ownWatch;
-    if (which === 'predecessor') this.predecessor = null;
-    else this.ownWatch = null;
-    void watched?.watch?.cancel();
-  }
-
   // ---- failures, waits, deletes ----
 
   private failed(err: unknown): void {
     if (this.latchState !== 'started') return;
-    if (err instanceof ClosedError) {
-      // The client closed: so did the session, and our node with it.
-      this.endTerm('closed');
-      return;
-    }
+    // The client closed: so did the session, and our node with it.
+    if (err instanceof ClosedError) return this.endTerm('closed');
     // LOST: the state machine reports RECONNECTED with a new session, which checks again.
     if (err instanceof SessionExpiredError) return;
     if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
-    this.failures++;
-    const delay = this.client.backoffMs(this.failures - 1, this.retryPolicy);
     if (!isRetryableError(err)) {
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
-      this.safeEmit('error', err instanceof Error ? err : new Error(String(err)));
+      this.emitSafely('error', err instanceof Error ? err : new Error(String(err)));
     }
-    this.clearRetry();
-    this.retryTimer = this.client.clock.setTimeout(() => {
-      this.retryTimer = null;
-      this.request('check');
-    }, delay);
-  }
-
-  private clearRetry(): void {
-    if (this.retryTimer !== null) this.client.clock.clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.retry.schedule(() => this.request('check'));
   }
 
   private settleJoin(): void {
     this.joinedOnce = true;
-    for (const w of [...this.joinWaiters]) w(true);
+    this.joinWaiters.notify(true);
   }
 
-  /** Waits in `set` until resolved; `now()` returns the value at once when there is one. */
-  private async wait<T>(set: Set<(v: T) => void>, now: () => T | null, what: string, options: WaitOptions): Promise<T> {
+  /** `now` at once when there is one, else the next notify() of `waiters`. */
+  private async wait<T>(waiters: Waiters<T>, now: T | null, what: string, options: WaitOptions): Promise<T> {
     if (this.latchState === 'closed') throw new ClosedError(`leader latch ${this.path}`);
-    const ready = now();
-    if (ready !== null) return ready;
-    using scope = this.client.waitScope(options, `leader latch ${this.path} ${what}`);
-    let resolve!: (v: T) => void;
-    const settled = new Promise<T>((r) => (resolve = r));
-    set.add(resolve);
-    this.waits.add(scope);
-    try {
-      return await scope.race(settled);
-    } finally {
-      set.delete(resolve);
-      this.waits.delete(scope);
-    }
+    return now ?? waiters.wait(this.client.waitScope(options, `leader latch ${this.path} ${what}`));
   }
 
-  /**
-   * Deletes our node (the sequence queue's abandon: guaranteed, and with `wait` awaited while
-   * connected), unless it went with an earlier session.
-   */
+  /** Deletes our node (the sequence queue's abandon: guaranteed; `wait`: awaited while connected), unless it went with an earlier session. */
   private async deleteNode(node: OurNode, wait: boolean): Promise<void> {
-    if (this.client.sessionId !== node.owner) return;
-    await abandonNode(this.client, node.path, node.owner, { wait, logger: this.logger });
-  }
-
-  /** Emits without letting a listener's exception break the latch; it is reported as `error`. */
-  private safeEmit<E extends keyof LeaderLatchEvents>(event: E, ...args: Parameters<LeaderLatchEvents[E]>): void {
-    try {
-      (this.emit as (e: E, ...a: unknown[]) => boolean)(event, ...args);
-    } catch (err) {
-      if (event === 'error') return;
-      this.logger.warn({ err, event }, 'leader latch: a listener threw');
-      try {
-        this.emit('error', err instanceof Error ? err : new Error(String(err)));
-      } catch {
-        // nothing more to do
-      }
-    }
+    if (this.client.sessionId === node.owner) await abandonNode(this.client, node.path, node.owner, { wait, logger: this.logger });
   }
 }
