@@ -382,7 +382,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
       this.emitSafely('error', err instanceof Error ? err : new Error(String(err)));
     }
-    this.retry.schedule(() => this.request('check'));
+    // An `error` listener may have closed the latch: then no retry timer may outlive it.
+    if (this.latchState === 'started') this.retry.schedule(() => this.request('check'));
   }
 
   private settleJoin(): void {

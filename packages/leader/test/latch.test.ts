@@ -1,6 +1,6 @@
 /** LeaderLatch on the embedded server: layout, order, waits, states, faults and clean-up. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ClosedError, ConnectionState, CreateMode, TimeoutError, AbortError, type Client } from '@tenure/client';
+import { ClosedError, ConnectionState, CreateMode, READ_ACL_UNSAFE, RetryPolicies, TimeoutError, AbortError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderLatch, LeadershipLostError, type LeadershipEnd } from '../src/index.js';
 import { Clients, eventually, sleep, startServer, totalWatches } from './harness.js';
@@ -345,6 +345,35 @@ describe('listeners', () => {
     await la.close();
     await eventually(() => lb.hasLeadership(), 3000, 'b leads');
     expect(errors.map((e) => e.message)).toEqual(['boom']);
+  });
+
+  test('an error listener that closes the latch leaves no retry timer behind', async () => {
+    const live = new Set<unknown>();
+    const clock = {
+      now: () => performance.now(),
+      setTimeout(fn: () => void, ms: number) {
+        const h = setTimeout(() => {
+          live.delete(h);
+          fn();
+        }, Math.max(0, ms));
+        live.add(h);
+        return h;
+      },
+      clearTimeout(h: unknown) {
+        live.delete(h);
+        clearTimeout(h as ReturnType<typeof setTimeout>);
+      },
+    };
+    const [admin] = await clients.openMany(1);
+    await admin!.create('/sealed', null, { acl: READ_ACL_UNSAFE });
+    // A long retry pause, so that a timer armed after close would still be there when checked.
+    const a = await clients.open({ clock, retryPolicy: RetryPolicies.forever(10_000) });
+    const baseline = live.size;
+    const l = latch(a, 'a', '/sealed/election');
+    const closed = new Promise<void>((resolve) => l.on('error', () => void l.close().then(resolve)));
+    void l.start().catch(() => {});
+    await closed;
+    expect(live.size).toBe(baseline);
   });
 });
 
