@@ -32,7 +32,7 @@ import { runWithRetry } from './retry-loop.js';
 import { CLOSE_WAIT_MS, Session, hex, type AuthInfo } from './session.js';
 import { setWatchesBatches } from './set-watches.js';
 import { StateDispatcher } from './state-dispatcher.js';
-import { WaitScope, sleep } from './wait-scope.js';
+import { raceSignal, sleep, typedReason } from './wait-scope.js';
 import { WatchRegistry } from './watch-registry.js';
 
 export interface ClientEvents {
@@ -232,16 +232,17 @@ export class ClientCore {
     path: string | undefined,
     onReply?: ReplyHook<R>,
   ): Promise<Reply<ResponseFor<R>>> {
-    const scope = signal && new WaitScope(path ?? 'operation', { signal }, { clock: this.clock });
-    if (scope?.aborted) return Promise.reject(scope.reason);
+    // A bare race on the caller's signal: a whole scope (a controller and its listeners) per
+    // request showed up in the embedded lock cycle's profile.
+    if (signal?.aborted) return Promise.reject(typedReason(signal, path ?? 'operation'));
     const session = this.session;
     const sentAt = session.noteSend();
     // A caller that aborted before the reply gets no watch: the server may have set one the
     // registry never records, so the client re-syncs that path's server-side watches instead.
     const hook: ReplyHook<R> | undefined =
-      onReply && scope
+      onReply && signal
         ? (reply) => {
-            if (!scope.aborted) onReply(reply);
+            if (!signal.aborted) onReply(reply);
             else if ((req as { watch?: boolean }).watch === true) void this.resyncWatches((req as unknown as { path: string }).path, undefined);
           }
         : onReply;
@@ -254,8 +255,7 @@ export class ClientCore {
         throw named(error, path);
       },
     );
-    if (!scope) return p;
-    return scope.race(p).finally(() => scope.dispose());
+    return signal ? raceSignal(p, signal, path ?? 'operation') : p;
   }
 
   /**

@@ -99,22 +99,7 @@ export class WaitScope implements Disposable {
 
   /** Settles as `task` does, or rejects with the reason once the wait is over, whichever comes first. */
   race<T>(task: PromiseLike<T>): Promise<T> {
-    const s = this.controller.signal;
-    if (s.aborted) return Promise.reject(this.reason);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => reject(this.reason);
-      s.addEventListener('abort', onAbort, { once: true });
-      task.then(
-        (v) => {
-          s.removeEventListener('abort', onAbort);
-          resolve(v);
-        },
-        (e: unknown) => {
-          s.removeEventListener('abort', onAbort);
-          reject(e);
-        },
-      );
-    });
+    return raceSignal(task, this.controller.signal, this.what);
   }
 
   /**
@@ -170,6 +155,28 @@ export class WaitScope implements Disposable {
     this.userSignal?.removeEventListener('abort', this.onUserAbort);
     this.closed?.removeEventListener('abort', this.onClosed);
   }
+}
+
+/**
+ * Settles as `task` does, or rejects with `signal`'s typed reason once it aborts: a scope's race
+ * for a bare signal, with no controller or timer of its own (the per-request path of operations).
+ */
+export function raceSignal<T>(task: PromiseLike<T>, signal: AbortSignal, what?: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(typedReason(signal, what));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(typedReason(signal, what));
+    signal.addEventListener('abort', onAbort, { once: true });
+    task.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 /**
