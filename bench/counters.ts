@@ -13,11 +13,12 @@
  * garbage. @tenure/* are imported from source (the script re-runs itself with a tsconfig that maps
  * them), so no build is needed.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { arg, caseRounds, median, perSecond } from './case-rounds.js';
 import { rerunFromSource } from './run-from-source.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,10 +29,6 @@ const { createClient } = await import('@tenure/client');
 const { RetryPolicies } = await import('@tenure/client');
 const { AtomicLong } = await import('@tenure/counters');
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1]! : fallback;
-};
 const SECONDS = Number(arg('seconds', '2'));
 const ROUNDS = Number(arg('rounds', '5'));
 const CLIENTS = Number(arg('clients', '4'));
@@ -69,25 +66,7 @@ async function tenureCase(target: Target, clients: number, connectString: string
   process.stdout.write(JSON.stringify(rounds) + '\n');
 }
 
-/** Runs a command, returns the last stdout line parsed as JSON rounds. */
-function rounds(cmd: string, args: readonly string[], env?: NodeJS.ProcessEnv): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    p.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    p.once('error', reject);
-    p.once('exit', (code) => {
-      const last = out.trim().split('\n').pop() ?? '';
-      if (code !== 0 || !last.startsWith('[')) return reject(new Error(`${cmd} ${args.join(' ')} failed (${code}):\n${err}\n${out}`));
-      resolve(JSON.parse(last) as number[]);
-    });
-  });
-}
 
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (n: number | undefined): string => (n === undefined ? '-' : `${Math.round(n).toLocaleString('en')}/s`);
 
 async function main(): Promise<void> {
   const only = arg('case', '');
@@ -99,7 +78,7 @@ async function main(): Promise<void> {
   if (!java.available) throw new Error(`Curator is needed for this benchmark: ${java.reason}`);
   const self = fileURLToPath(import.meta.url);
   const tenure = (target: Target, n: number, connect = '', policy = 'same'): Promise<number[]> =>
-    rounds(process.execPath, [...process.execArgv, self, '--case', target, '--n', String(n), '--connect', connect, '--policy', policy, '--seconds', String(SECONDS), '--rounds', String(ROUNDS), '--warmup', String(WARMUP)]);
+    caseRounds(process.execPath, [...process.execArgv, self, '--case', target, '--n', String(n), '--connect', connect, '--policy', policy, '--seconds', String(SECONDS), '--rounds', String(ROUNDS), '--warmup', String(WARMUP)]);
 
   process.stderr.write('compiling the Curator benchmark and starting ZooKeeper...\n');
   const [compiled, server] = await Promise.all([
@@ -108,12 +87,12 @@ async function main(): Promise<void> {
     TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
   ]);
   const curator = (n: number, path: string): Promise<number[]> =>
-    rounds(java.toolchain.java, ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', compiled.classpath, 'CuratorCounterBench', server.connectString, path, String(n), String(SECONDS), String(ROUNDS), String(WARMUP)]);
+    caseRounds(java.toolchain.java, ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', compiled.classpath, 'CuratorCounterBench', server.connectString, path, String(n), String(SECONDS), String(ROUNDS), String(WARMUP)]);
   const results: Array<{ name: string; tenure: number[]; curator?: number[] }> = [];
   try {
     // Warm ZooKeeper's JIT up before anything is measured.
     process.stderr.write('warming ZooKeeper up...\n');
-    await rounds(process.execPath, [...process.execArgv, self, '--case', 'zookeeper', '--n', String(CLIENTS), '--connect', server.connectString, '--seconds', '1', '--rounds', '1', '--warmup', '2']);
+    await caseRounds(process.execPath, [...process.execArgv, self, '--case', 'zookeeper', '--n', String(CLIENTS), '--connect', server.connectString, '--seconds', '1', '--rounds', '1', '--warmup', '2']);
     await curator(CLIENTS, '/bench/warmup');
     for (const n of [1, CLIENTS]) {
       const label = n === 1 ? 'uncontended (1 client)' : `contended (${n} clients)`;
@@ -141,7 +120,7 @@ async function main(): Promise<void> {
   const rows = results.map((r) => {
     const t = median(r.tenure);
     const c = r.curator ? median(r.curator) : undefined;
-    return [r.name, fmt(t), fmt(c), c ? `${(t / c).toFixed(2)}x` : '-'];
+    return [r.name, perSecond(t), perSecond(c), c ? `${(t / c).toFixed(2)}x` : '-'];
   });
   const head = ['case', 'Tenure', 'Curator', 'Tenure/Curator'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
