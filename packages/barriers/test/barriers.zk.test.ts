@@ -5,45 +5,32 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionState } from '@tenure/client';
-import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { expireSession, realZooKeeper, ZooKeeperSuite } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { DistributedBarrier, DoubleBarrier, MemberLostError } from '../src/index.js';
-import { Clients, eventually, settlesWithin, sleep } from './harness.js';
+import { eventually, settlesWithin, sleep } from './harness.js';
 
 const zk = realZooKeeper();
 
 describe.skipIf(!zk.available)('barriers on ZooKeeper 3.8', () => {
-  let server: TestingServer;
-  let clients: Clients;
-  let proxy: FaultProxy | undefined;
-
-  beforeAll(async () => {
-    server = await TestingServer.start();
-    clients = new Clients(() => server.transport());
-  });
-  afterEach(async () => {
-    proxy?.heal();
-    await clients.closeAll();
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const suite = new ZooKeeperSuite();
+  beforeAll(() => suite.start());
+  afterEach(() => suite.afterEach());
+  afterAll(() => suite.close());
 
   /** Children of `path` and the watches every session holds, once the server has settled. */
   async function leftBehind(path: string): Promise<{ children: string[]; watches: number }> {
-    const admin = await clients.open();
+    const admin = await suite.clients.open();
     const children = await admin.getChildren(path).then(
       (r) => r.children,
       () => [],
     );
-    const dump = await server.dump();
+    const dump = await suite.server.dump();
     return { children, watches: dump.totalWatches };
   }
 
   it('4 members: none enters before the 4th, none leaves before the 4th leaves; nothing left', async () => {
-    const cs = await clients.openMany(4);
+    const cs = await suite.clients.openMany(4);
     const ms = cs.map((c) => new DoubleBarrier(c, '/zk/dbl/basic', 4));
     const three = Promise.all(ms.slice(0, 3).map((m) => m.enter({ timeoutMs: 10_000 })));
     expect(await settlesWithin(three, 300)).toBe(false);
@@ -55,7 +42,7 @@ describe.skipIf(!zk.available)('barriers on ZooKeeper 3.8', () => {
   });
 
   it('an expired member (expireSession): the others leave with MemberLostError naming it, not a hang', async () => {
-    const cs = await clients.openMany(4, { sessionTimeoutMs: 4000 });
+    const cs = await suite.clients.openMany(4, { sessionTimeoutMs: 4000 });
     const ms = cs.map((c) => new DoubleBarrier(c, '/zk/dbl/expired', 4));
     await Promise.all(ms.map((m) => m.enter({ timeoutMs: 10_000 })));
     const leaves = ms.slice(0, 2).map((m) => m.leave({ timeoutMs: 15_000 }).catch((e: unknown) => e));
@@ -74,9 +61,9 @@ describe.skipIf(!zk.available)('barriers on ZooKeeper 3.8', () => {
   });
 
   it('a member cut off (FaultProxy) while the others mark and leave is not reported lost on reconnect', async () => {
-    proxy = await FaultProxy.start(server.connectString);
-    const cut = await clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 6000 });
-    const others = await clients.openMany(2);
+    const proxy = await suite.faultProxy();
+    const cut = await suite.clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 6000 });
+    const others = await suite.clients.openMany(2);
     const mCut = new DoubleBarrier(cut, '/zk/dbl/cut', 3);
     const ms = others.map((c) => new DoubleBarrier(c, '/zk/dbl/cut', 3));
     await Promise.all([mCut.enter({ timeoutMs: 10_000 }), ...ms.map((m) => m.enter({ timeoutMs: 10_000 }))]);
@@ -93,7 +80,7 @@ describe.skipIf(!zk.available)('barriers on ZooKeeper 3.8', () => {
   });
 
   it('DistributedBarrier holds every waiter until removed; a timeout is a TimeoutError; no watch left', async () => {
-    const cs = await clients.openMany(3);
+    const cs = await suite.clients.openMany(3);
     const setter = new DistributedBarrier(cs[0]!, '/zk/db/gate');
     await setter.setBarrier();
     const waiters = cs.slice(1).map((c) => new DistributedBarrier(c, '/zk/db/gate'));

@@ -1,33 +1,20 @@
 /** The counters on a real ZooKeeper 3.8: bytes, contention, a lost connection and an expired session. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { expireSession, realZooKeeper, ZooKeeperSuite } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { AtomicLong, SharedCount } from '../src/index.js';
-import { Clients, eventually } from './harness.js';
+import { eventually } from './harness.js';
 
 const zk = realZooKeeper();
 
 describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
-  let server: TestingServer;
-  let clients: Clients;
-  let proxy: FaultProxy | undefined;
-
-  beforeAll(async () => {
-    server = await TestingServer.start();
-    clients = new Clients(() => server.transport());
-  });
-  afterEach(async () => {
-    proxy?.heal();
-    await clients.closeAll();
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const suite = new ZooKeeperSuite();
+  beforeAll(() => suite.start());
+  afterEach(() => suite.afterEach());
+  afterAll(() => suite.close());
 
   it('SharedCount: seed under container parents, change events, 3 x 30 trySetCount loops = 90', async () => {
-    const cs = await clients.openMany(3);
+    const cs = await suite.clients.openMany(3);
     const counts = cs.map((c) => new SharedCount(c, '/zk/counts/a', 0));
     await Promise.all(counts.map((c) => c.start()));
     expect((await cs[0]!.getData('/zk/counts/a')).data).toEqual(Buffer.alloc(4));
@@ -48,9 +35,9 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
   });
 
   it('SharedCount survives a reset connection and an expired session: it re-reads and keeps its watch', async () => {
-    proxy = await FaultProxy.start(server.connectString);
-    const a = await clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 4000 });
-    const b = await clients.open();
+    const proxy = await suite.faultProxy();
+    const a = await suite.clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 4000 });
+    const b = await suite.clients.open();
     await using count = new SharedCount(a, '/zk/survive', 0);
     await count.start();
     proxy.reset();
@@ -64,7 +51,7 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
   });
 
   it('AtomicLong: 4 contenders x 50 increments end at exactly the number that succeeded', async () => {
-    const cs = await clients.openMany(4);
+    const cs = await suite.clients.openMany(4);
     const longs = cs.map((c) => new AtomicLong(c, '/zk/long'));
     let succeeded = 0;
     await Promise.all(

@@ -5,42 +5,29 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EventType } from '@tenure/client';
-import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { expireSession, realZooKeeper, ZooKeeperSuite } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { LeaseLostError, Mutex, ReadWriteLock, Semaphore, type Lease } from '../src/index.js';
-import { Clients, countingTransport, eventually, sleep } from './harness.js';
+import { countingTransport, eventually, sleep } from './harness.js';
 
 const zk = realZooKeeper();
 
 describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
-  let server: TestingServer;
-  let clients: Clients;
-  let proxy: FaultProxy | undefined;
-
-  beforeAll(async () => {
-    server = await TestingServer.start();
-    clients = new Clients(() => server.transport());
-  });
-  afterEach(async () => {
-    proxy?.heal();
-    await clients.closeAll();
-    await proxy?.close();
-    proxy = undefined;
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const suite = new ZooKeeperSuite();
+  beforeAll(() => suite.start());
+  afterEach(() => suite.afterEach());
+  afterAll(() => suite.close());
 
   /** Lock and lease nodes left under `path`, by any session. */
   async function ephemeralsUnder(path: string): Promise<string[]> {
-    const dump = await server.dump();
+    const dump = await suite.server.dump();
     return dump.sessions.flatMap((s) => s.ephemerals).filter((p) => p.startsWith(path + '/')).sort();
   }
 
   it('10 clients x 100 unsafe increments inside the lock come to exactly 1,000', async () => {
-    const admin = await clients.open();
+    const admin = await suite.clients.open();
     await admin.create('/counter', '0');
-    const workers = await clients.openMany(10);
+    const workers = await suite.clients.openMany(10);
     let last = 0n;
     let rising = true;
     await Promise.all(
@@ -64,7 +51,7 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     // Regression: an event in the same TCP read as the reply that set its watch used to be lost,
     // leaving a waiter with no watch. Bursts separated by pauses (the container is reaped between
     // them) made it likely.
-    const cs = await clients.openMany(8, { sessionTimeoutMs: 30_000 });
+    const cs = await suite.clients.openMany(8, { sessionTimeoutMs: 30_000 });
     const mutexes = cs.map((c) => new Mutex(c, '/locks/tight'));
     let done = 0;
     for (let burst = 0; burst < 6; burst++) {
@@ -84,8 +71,8 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   });
 
   it('no herd: with 20 waiters each release wakes exactly one of them (counted watch events)', async () => {
-    const counted = Array.from({ length: 21 }, () => countingTransport(zookeeper(server.connectString)));
-    const cs = await Promise.all(counted.map((t) => clients.open({ transport: t })));
+    const counted = Array.from({ length: 21 }, () => countingTransport(zookeeper(suite.server.connectString)));
+    const cs = await Promise.all(counted.map((t) => suite.clients.open({ transport: t })));
     const first = await new Mutex(cs[0]!, '/locks/herd').acquire();
     const leases: Array<Promise<Lease>> = [];
     const probe = new Mutex(cs[0]!, '/locks/herd');
@@ -95,7 +82,7 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     }
     const queue = await probe.participantNodes();
     // The server agrees: each waiter watches only its predecessor.
-    const dump = await server.dump();
+    const dump = await suite.server.dump();
     for (let i = 1; i <= 20; i++) {
       expect(dump.sessions.find((s) => s.sessionId === cs[i]!.sessionId)!.watchedPaths).toEqual([queue[i - 1]]);
     }
@@ -113,11 +100,11 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
       expect(woken[0]!.events).toEqual([{ type: EventType.NodeDeleted, path: queue[i - 1] }]);
     }
     await holder.release();
-    await eventually(async () => (await server.dump()).totalWatches === 0, 5000, 'no watches left');
+    await eventually(async () => (await suite.server.dump()).totalWatches === 0, 5000, 'no watches left');
   });
 
   it('timeouts and aborts leave no node and no watch behind', async () => {
-    const [a, b] = await clients.openMany(2);
+    const [a, b] = await suite.clients.openMany(2);
     const holder = await new Mutex(a, '/locks/orphans').acquire();
     const mutex = new Mutex(b, '/locks/orphans');
     await expect(mutex.acquire({ timeoutMs: 200 })).rejects.toMatchObject({ name: 'TimeoutError' });
@@ -130,15 +117,15 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     await expect(new ReadWriteLock(b, '/locks/orphans-rw').readLock.acquire({ timeoutMs: 200 })).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(await ephemeralsUnder('/locks/orphans')).toEqual([holder.path]);
     expect(await ephemeralsUnder('/locks/orphans-rw')).toEqual([writer.path]);
-    await eventually(async () => (await server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches === 0, 5000, 'no watch');
+    await eventually(async () => (await suite.server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches === 0, 5000, 'no watch');
     await holder.release();
     await writer.release();
   });
 
   it("a silent holder (FaultProxy blackhole): its signal aborts before the next waiter acquires; the new token is larger", async () => {
-    proxy = await FaultProxy.start(server.connectString);
-    const a = await clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 2000 });
-    const b = await clients.open();
+    const proxy = await suite.faultProxy();
+    const a = await suite.clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 2000 });
+    const b = await suite.clients.open();
     const lease = await new Mutex(a, '/locks/silent').acquire();
     const next = new Mutex(b, '/locks/silent').acquire();
     await eventually(async () => (await ephemeralsUnder('/locks/silent')).length === 2, 5000);
@@ -154,13 +141,13 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   });
 
   it('an injected expiry: the next waiter acquires with a larger token; the old signal aborts within the read timeout', async () => {
-    const [a, b] = await clients.openMany(2, { sessionTimeoutMs: 3000 });
+    const [a, b] = await suite.clients.openMany(2, { sessionTimeoutMs: 3000 });
     const lease = await new Mutex(a, '/locks/expire').acquire();
     const next = new Mutex(b, '/locks/expire').acquire();
     await eventually(async () => (await ephemeralsUnder('/locks/expire')).length === 2, 5000);
     const abortedAt = new Promise<number>((r) => lease.signal.addEventListener('abort', () => r(performance.now()), { once: true }));
     const t0 = performance.now();
-    await expireSession(a, server);
+    await expireSession(a, suite.server);
     const l2 = await next;
     expect(l2.fencingToken > lease.fencingToken).toBe(true);
     expect((await abortedAt) - t0).toBeLessThan((a.negotiatedTimeoutMs * 2) / 3 + 500);
@@ -168,7 +155,7 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   });
 
   it('tokens rise across a container parent that the server removed and re-created', async () => {
-    const c = await clients.open();
+    const c = await suite.clients.open();
     const mutex = new Mutex(c, '/locks/reborn');
     const first = await mutex.acquire();
     await first.release();
@@ -180,7 +167,7 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   });
 
   it('the semaphore keeps its limit under churn: 6 clients, 2 leases', async () => {
-    const cs = await clients.openMany(6);
+    const cs = await suite.clients.openMany(6);
     const live = new Set<Lease>();
     let maxSeen = 0;
     await Promise.all(

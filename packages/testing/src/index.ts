@@ -16,3 +16,4 @@ export { expireSession, type SessionHandle, type ServerTarget, type ExpireSessio
 export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
+export { ZooKeeperSuite } from './zookeeper-suite.js';
