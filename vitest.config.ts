@@ -1,10 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { readdirSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-// Tests import every @tenure/* package from its TypeScript source, so no build is needed to test.
-const root = fileURLToPath(new URL('.', import.meta.url));
-const packages = readdirSync(`${root}packages`).filter((p) => existsSync(`${root}packages/${p}/src/index.ts`));
+import { aliases, packages, SLOW } from './vitest.aliases.js';
 
 // Suites that need a real Apache ZooKeeper are named *.zk.test.ts; they share servers and ports,
 // so they run in their own project, one file at a time.
@@ -12,7 +7,7 @@ const ZK = '**/*.zk.test.ts';
 
 export default defineConfig({
   resolve: {
-    alias: packages.map((p) => ({ find: new RegExp(`^@tenure/${p}$`), replacement: `${root}packages/${p}/src/index.ts` })),
+    alias: aliases,
   },
   test: {
     testTimeout: 30_000,
@@ -20,14 +15,15 @@ export default defineConfig({
     projects: [
       ...packages.map((p) => ({
         extends: true as const,
-        test: { name: p, include: [`packages/${p}/test/**/*.test.ts`], exclude: [ZK, '**/node_modules/**'] },
+        test: { name: p, include: [`packages/${p}/test/**/*.test.ts`], exclude: [ZK, SLOW, '**/node_modules/**'] },
       })),
-      { extends: true as const, test: { name: 'cross', include: ['test/**/*.test.ts'], exclude: [ZK, '**/node_modules/**'] } },
+      { extends: true as const, test: { name: 'cross', include: ['test/**/*.test.ts'], exclude: [ZK, SLOW, '**/node_modules/**'] } },
       {
         extends: true as const,
         test: {
           name: 'real-zookeeper',
           include: ['packages/*/test/**/*.zk.test.ts', 'test/**/*.zk.test.ts'],
+          exclude: [SLOW, '**/node_modules/**'],
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
