@@ -25,6 +25,18 @@ export interface ServerLimits {
   readonly maxBufferBytes: number;
 }
 
+/**
+ * Who is on the other end of a connection, as its front door knows it. Limits per client address
+ * (maxClientCnxns) and identities a transport proves (TLS client certificates: ZooKeeper's `x509`
+ * scheme) come from here; a front door that knows nothing passes nothing.
+ */
+export interface PeerInfo {
+  /** The client's IP address (the `ip` scheme, maxClientCnxns). */
+  readonly address?: string;
+  /** A verified TLS client certificate's subject, RFC 2253 (`CN=app,O=example`): the `x509` identity. */
+  readonly x509Subject?: string;
+}
+
 export interface FrontDoor {
   /** The server's name: the host the in-process transport answers to. */
   readonly name: string;
@@ -40,7 +52,7 @@ export interface FrontDoor {
    * connections (restart) or the client has seen a zxid this server has not; with AbortError when
    * `params.signal` aborts. `sink` receives the connection's replies, notifications and close.
    */
-  accept(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult>;
+  accept(params: ConnectParams, sink: ConnectionSink, peer?: PeerInfo): Promise<AcceptResult>;
   /**
    * A request arrived on `conn`. `token` comes back with its reply. `oversize` marks a request
    * larger than `limits.maxBufferBytes`: the connection closes without an answer, as ZooKeeper does.

@@ -3,7 +3,7 @@
  * fault injection.
  */
 export { createEmbeddedServer, EmbeddedServer } from './embedded-server.js';
-export type { AcceptResult, FrontDoor, ServerLimits } from './front-door.js';
+export type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
 export type { NodeSnapshot, ServerConfig, ServerIntrospection, SessionInfo } from './server-introspection.js';
 export type { EmbeddedServerOptions, Logger } from './options.js';
 export type { ConnectionSink } from './server-connection.js';
