@@ -175,5 +175,8 @@ describe('OpCode.sasl on the wire', () => {
     // ZooKeeper's refusal: err AUTHFAILED followed by a null token, which a client ignores.
     const refusal = Buffer.concat([encodeReply({ xid: 2, zxid: 0n, err: -115 }, OpCode.sasl), Buffer.from('ffffffff', 'hex')]);
     expect(decodeReply(refusal, OpCode.sasl)).toEqual({ header: { xid: 2, zxid: 0n, err: -115 }, response: undefined });
+    // A server writes that refusal when it gives the null token; without one, the header alone.
+    expect(encodeReply({ xid: 2, zxid: 0n, err: -115 }, OpCode.sasl, { token: null })).toEqual(refusal);
+    expect(encodeReply({ xid: 2, zxid: 0n, err: -115 }, OpCode.sasl)).toHaveLength(16);
   });
 });

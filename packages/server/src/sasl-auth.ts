@@ -25,8 +25,9 @@ export interface SaslOutcome {
   close?: string;
 }
 
+// With a null token after the header, as ZooKeeper sends it: its Java client reads one regardless.
 const refusal = (why: string): SaslOutcome => ({
-  reply: { zxid: 0n, err: ErrorCode.AUTHFAILED, response: undefined },
+  reply: { zxid: 0n, err: ErrorCode.AUTHFAILED, response: { token: null } },
   close: `SASL authentication failed: ${why}`,
 });
 
