@@ -72,6 +72,8 @@ export class ClientCore {
   authFailure: AuthFailedError | null = null;
   /** Aborts (with `authFailure`) when SASL is refused. */
   private readonly authFailedController = new AbortController();
+  /** Aborts, with the AuthFailedError, when SASL is refused (start() waits on it). */
+  readonly authFailedSignal: AbortSignal = this.authFailedController.signal;
   /** The servers the transport may connect to. */
   readonly hosts: readonly string[];
   /** Aborted first thing in close(): the public `client.closedSignal`. */
@@ -120,11 +122,6 @@ export class ClientCore {
   /** Aborts with ClosedError when close() begins. */
   get closedSignal(): AbortSignal {
     return this.closing.signal;
-  }
-
-  /** Aborts, with the AuthFailedError, when SASL is refused. */
-  get authFailedSignal(): AbortSignal {
-    return this.authFailedController.signal;
   }
 
   get lifetimeSignal(): AbortSignal {

@@ -29,8 +29,6 @@ function checkName(user: string): string {
 }
 
 export class SaslZooKeeper implements AsyncDisposable {
-  private closed = false;
-
   private constructor(
     readonly server: TestingServer,
     readonly users: Readonly<Record<string, string>>,
@@ -80,15 +78,12 @@ export class SaslZooKeeper implements AsyncDisposable {
     return [`-Djava.security.auth.login.config=${file}`];
   }
 
-  /** Stops the server and deletes its files. Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.server.close();
-    removeWorkDir(this.dir);
+  /** Stops the server and deletes its files (and the JAAS files). Idempotent, as both steps are. */
+  close(): Promise<void> {
+    return this.server.close().finally(() => removeWorkDir(this.dir));
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
