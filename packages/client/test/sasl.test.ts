@@ -177,6 +177,16 @@ describe('SASL DIGEST-MD5 against the embedded server', () => {
     await b.client.close();
   });
 
+  test('the in-process transport runs the same exchange', async () => {
+    await startServer();
+    const b = client({ sasl: bob, transport: server.transport(), connectString: undefined });
+    await b.client.start();
+    expect(await whoAmI(b.client)).toEqual(['ip:127.0.0.1', 'sasl:bob']);
+    const w = client({ sasl: { ...bob, password: 'nope' }, transport: server.transport(), connectString: undefined });
+    await expect(w.client.start()).rejects.toBeInstanceOf(AuthFailedError);
+    expect(w.failures).toHaveLength(1);
+  });
+
   test('a bad sasl option fails createClient', () => {
     expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'PLAIN' } as never })).toThrow(TypeError);
     expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'DIGEST-MD5', username: '', password: 'x' } })).toThrow(TypeError);
