@@ -9,9 +9,10 @@
 import type { ConnectParams, Id, Request, Transport } from '@tenure/protocol';
 import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/protocol';
 import { authenticate } from './acl-policy.js';
+import { ConnectionLimits } from './connection-limits.js';
 import { DataTree } from './data-tree.js';
 import { FaultGate } from './fault-gate.js';
-import type { AcceptResult, FrontDoor, ServerLimits } from './front-door.js';
+import type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
 import { InProcessTransport } from './in-process-transport.js';
 import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedOptions } from './options.js';
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
@@ -30,6 +31,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   readonly limits: ServerLimits;
   readonly logger: Logger | undefined;
   readonly introspection: ServerIntrospection;
+  /** maxClientCnxns, globalOutstandingLimit and the traffic counts metrics read (connection-limits.ts). */
+  readonly connectionLimits: ConnectionLimits;
   private readonly zxidCounter: ZxidCounter = { last: 0n };
   private readonly tree: DataTree;
   private readonly watches = new WatchRegistry();
@@ -38,8 +41,12 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private readonly wheel: SessionWheel<ServerSession>;
   private readonly faults: FaultGate;
   private readonly connections = new Set<ServerConnection>();
+  /** The client address each connection holds a maxClientCnxns slot for. */
+  private readonly slots = new Map<ServerConnection, string>();
   private readonly reaper: NodeJS.Timeout;
   private isClosed = false;
+  /** shutdown() began: no new handshakes. */
+  private draining = false;
   /** Connections with output to deliver at the next flush. */
   private due: ServerConnection[] = [];
   private readonly listeners = new Set<TcpListener>();
@@ -49,7 +56,12 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
     this.options = resolveOptions(options);
     this.name = this.options.name;
-    this.limits = Object.freeze({ maxBufferBytes: this.options.maxBufferBytes });
+    this.limits = Object.freeze({
+      maxBufferBytes: this.options.maxBufferBytes,
+      maxClientCnxns: this.options.maxClientCnxns,
+      globalOutstandingLimit: this.options.globalOutstandingLimit,
+    });
+    this.connectionLimits = new ConnectionLimits(this.options.maxClientCnxns, this.options.globalOutstandingLimit);
     this.logger = this.options.logger;
     this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
     this.tree = new DataTree(this.options.ttlEnabled);
@@ -69,6 +81,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       wheel: this.wheel,
       connections: this.connections,
       clock,
+      limits: this.connectionLimits,
     });
     this.reaper = setInterval(() => this.reap(), this.options.containerCheckIntervalMs);
     this.reaper.unref();
@@ -103,10 +116,29 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    * closed, refusing connections (restart) or the client has seen a zxid this server has not; with
    * AbortError when `params.signal` aborts.
    */
-  async accept(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
+  async accept(params: ConnectParams, sink: ConnectionSink, peer?: PeerInfo): Promise<AcceptResult> {
     const { signal } = params;
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
+    // maxClientCnxns first, as ZooKeeper refuses the socket before reading its ConnectRequest.
+    const address = peer?.address ?? this.options.clientAddress;
+    const refused = this.connectionLimits.admit(address);
+    if (refused !== undefined) {
+      this.logger?.warn({ address, maxClientCnxns: this.options.maxClientCnxns }, refused);
+      throw new ConnectionLossError(undefined, refused);
+    }
+    let result: AcceptResult | undefined;
+    try {
+      result = await this.handshake(params, sink);
+      return result;
+    } finally {
+      if (result?.kind === 'connected' && !result.connection.closed) this.slots.set(result.connection, address);
+      else this.connectionLimits.release(address);
+    }
+  }
+
+  private async handshake(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
+    const { signal } = params;
     await (this.faults.armed ? this.faults.handshake(params.sessionId, signal) : undefined);
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
@@ -138,6 +170,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    */
   receive(conn: ServerConnection, request: unknown, token: unknown, oversize = false): void {
     if (conn.closing || this.isClosed) return;
+    if (!oversize) this.connectionLimits.received(conn, (request as { type?: number } | null)?.type ?? -1);
     if (this.faults.armed && this.faults.holds(conn, request, token, oversize)) return;
     this.serve(conn, request, token, oversize);
   }
@@ -225,9 +258,19 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
 
   detach(conn: ServerConnection): void {
     this.connections.delete(conn);
+    this.connectionLimits.forget(conn);
+    const address = this.slots.get(conn);
+    if (address !== undefined) {
+      this.slots.delete(conn);
+      this.connectionLimits.release(address);
+    }
     this.watches.removeAll(conn);
     if (conn.session.connection === conn) conn.session.connection = undefined;
     if (this.faults.armed) this.faults.forgetConnection(conn);
+  }
+
+  delivered(conn: ServerConnection, replies: number, events: number): void {
+    this.connectionLimits.delivered(conn, replies, events);
   }
 
   sinkError(err: unknown): void {
@@ -348,6 +391,25 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   /**
+   * A graceful close (SIGTERM): stops taking connections and reading requests, waits until every
+   * request received has been answered (at most `timeoutMs`, default 5,000), then close().
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.isClosed) return;
+    this.draining = true;
+    await Promise.all([...this.listeners].map((l) => l.stopAccepting()));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.connectionLimits.idle(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 5000))),
+    ]);
+    clearTimeout(timer);
+    // The last replies leave in the flush microtask that answered them; let it run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.close();
+  }
+
+  /**
    * Closes every connection and stops every timer; pending restart() and pause() promises resolve.
    * The server cannot be used afterwards.
    */
@@ -377,7 +439,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   private ensureServing(): void {
-    if (this.isClosed) throw new ConnectionLossError(undefined, 'server closed');
+    if (this.isClosed || this.draining) throw new ConnectionLossError(undefined, 'server closed');
     if (this.faults.refusing) throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
   }
 

@@ -31,6 +31,23 @@ export interface EmbeddedServerOptions {
   superDigest?: string;
   /** The address a connection is authenticated as (`ip` scheme). Default '127.0.0.1'. */
   clientAddress?: string;
+  /**
+   * Connections per client address (ZooKeeper's maxClientCnxns); one more is refused and closed
+   * without an answer. Default 0, no limit: tests and examples open many clients from one
+   * address. The `tenure-server` process defaults to ZooKeeper's 60.
+   */
+  maxClientCnxns?: number;
+  /**
+   * Requests received and not yet answered, over every connection, before connections stop being
+   * read (ZooKeeper's globalOutstandingLimit, back-pressure instead of a growing queue). Default
+   * 1000, as ZooKeeper; 0 for no limit.
+   */
+  globalOutstandingLimit?: number;
+  /**
+   * The four-letter words answered (ZooKeeper's 4lw.commands.whitelist), `'*'` for all. Default
+   * `'*'`; the `tenure-server` process defaults to ZooKeeper's `['srvr']`.
+   */
+  fourLetterWords?: readonly string[] | '*';
   logger?: Logger;
 }
 
@@ -45,7 +62,15 @@ export interface ResolvedOptions {
   persistentWatches: boolean;
   superDigest: string | undefined;
   clientAddress: string;
+  maxClientCnxns: number;
+  globalOutstandingLimit: number;
+  fourLetterWords: readonly string[] | '*';
   logger: Logger | undefined;
+}
+
+function count(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a whole number >= 0, got ${v}`);
+  return v;
 }
 
 function positive(name: string, v: number): number {
@@ -71,6 +96,9 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
     persistentWatches: o.persistentWatches ?? true,
     superDigest: o.superDigest,
     clientAddress: o.clientAddress ?? '127.0.0.1',
+    maxClientCnxns: count('maxClientCnxns', o.maxClientCnxns ?? 0),
+    globalOutstandingLimit: count('globalOutstandingLimit', o.globalOutstandingLimit ?? 1000),
+    fourLetterWords: o.fourLetterWords === undefined || o.fourLetterWords === '*' ? '*' : Object.freeze([...o.fourLetterWords]),
     logger: o.logger,
   };
 }
