@@ -111,6 +111,13 @@ export class ServerIntrospection {
     return n;
   }
 
+  /** Path and data bytes over every node (ZooKeeper's approximate_data_size). */
+  get approximateDataSize(): number {
+    let n = 0;
+    for (const [path, node] of this.state.tree.nodes) n += path.length + (node.data?.length ?? 0);
+    return n;
+  }
+
   /** Live sessions (ZooKeeper's global_sessions). */
   get sessionCount(): number {
     return this.state.sessions.size;
