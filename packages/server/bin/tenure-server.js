@@ -1,15 +1,12 @@
 #!/usr/bin/env node
 // The tenure-server command. It runs the built package (../dist); this launcher is committed so
-// that npm can link it at install time, before a build. In this repository `npm ci` builds
-// dist through the root `prepare` script.
-let main;
-try {
-  ({ main } = await import('../dist/process/main.js'));
-} catch (err) {
-  if (err && err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes('dist')) {
-    process.stderr.write('tenure-server: @tenure/server is not built (no dist/): run `npm run build` in the repository\n');
-    process.exit(1);
-  }
-  throw err;
+// that npm links it at install time, before any build. In this repository `npm ci` builds dist
+// through the root `prepare` script.
+import { existsSync } from 'node:fs';
+
+const entry = new URL('../dist/process/cli.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('tenure-server: @tenure/server is not built (no dist/): run `npm run build` in the repository\n');
+  process.exit(1);
 }
-await main(process.argv.slice(2));
+await import(entry.href);

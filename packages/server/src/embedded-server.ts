@@ -397,7 +397,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
     if (this.isClosed) return;
     this.draining = true;
-    await Promise.all([...this.listeners].map((l) => l.stopAccepting()));
+    for (const l of this.listeners) l.stopAccepting();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.connectionLimits.idle(),

@@ -118,12 +118,12 @@ export class TcpListener {
 
   /**
    * Shutdown's first step: takes no new connections and reads no more requests; what was received
-   * is still answered. Resolves once the port is closed.
+   * is still answered.
    */
-  stopAccepting(): Promise<void> {
+  stopAccepting(): void {
     for (const s of this.sockets) s.drain();
-    if (!this.netServer.listening) return Promise.resolve();
-    return new Promise((resolve) => this.netServer.close(() => resolve()));
+    // The port closes at once; close()'s callback would wait for every open socket to end.
+    if (this.netServer.listening) this.netServer.close();
   }
 
   /** Stops listening and destroys every socket (sessions were aborted by the server already). */
