@@ -1,5 +1,11 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import type { DataDirOptions } from './storage/data-dir-storage.js';
+
+/** What the durable storage reports: each group commit, and a failure to write or sync the log. */
+export type StorageEvent =
+  | { kind: 'durable'; zxid: bigint; commits: number; txns: number }
+  | { kind: 'failed'; error: Error };
 
 /** A pino-compatible logger; the server is silent without one. */
 export interface Logger {
@@ -7,7 +13,7 @@ export interface Logger {
   debug?(obj: unknown, msg?: string): void;
 }
 
-export interface EmbeddedServerOptions {
+export interface EmbeddedServerOptions extends Partial<DataDirOptions> {
   /** The host name the transport answers to (`transport().hosts`). Default 'embedded'. */
   name?: string;
   /** ZooKeeper's tickTime. Default 2000 ms. */
@@ -32,6 +38,11 @@ export interface EmbeddedServerOptions {
   /** The address a connection is authenticated as (`ip` scheme). Default '127.0.0.1'. */
   clientAddress?: string;
   logger?: Logger;
+  /**
+   * Storage events (with `dataDir`): every group commit, and a log that could not be written or
+   * synced, after which the server answers nothing more (a process should exit).
+   */
+  onStorageEvent?: (event: StorageEvent) => void;
 }
 
 export interface ResolvedOptions {
@@ -46,6 +57,9 @@ export interface ResolvedOptions {
   superDigest: string | undefined;
   clientAddress: string;
   logger: Logger | undefined;
+  /** The data dir options, or undefined for a server in memory. */
+  storage: DataDirOptions | undefined;
+  onStorageEvent: ((event: StorageEvent) => void) | undefined;
 }
 
 function positive(name: string, v: number): number {
@@ -72,5 +86,17 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
     superDigest: o.superDigest,
     clientAddress: o.clientAddress ?? '127.0.0.1',
     logger: o.logger,
+    storage:
+      o.dataDir === undefined
+        ? undefined
+        : {
+            dataDir: o.dataDir,
+            dataLogDir: o.dataLogDir,
+            snapCount: o.snapCount === undefined ? undefined : positive('snapCount', o.snapCount),
+            preAllocSize: o.preAllocSize === undefined ? undefined : positive('preAllocSize', o.preAllocSize),
+            forceSync: o.forceSync,
+            autopurge: o.autopurge,
+          },
+    onStorageEvent: o.onStorageEvent,
   };
 }
