@@ -1,5 +1,11 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import type { DataDirOptions } from './storage/data-dir-storage.js';
+
+/** What the durable storage reports: each group commit, and a failure to write or sync the log. */
+export type StorageEvent =
+  | { kind: 'durable'; zxid: bigint; commits: number; txns: number }
+  | { kind: 'failed'; error: Error };
 
 /** A pino-compatible logger; the server is silent without one. */
 export interface Logger {
@@ -7,7 +13,7 @@ export interface Logger {
   debug?(obj: unknown, msg?: string): void;
 }
 
-export interface EmbeddedServerOptions {
+export interface EmbeddedServerOptions extends Partial<DataDirOptions> {
   /** The host name the transport answers to (`transport().hosts`). Default 'embedded'. */
   name?: string;
   /** ZooKeeper's tickTime. Default 2000 ms. */
@@ -49,6 +55,11 @@ export interface EmbeddedServerOptions {
    */
   fourLetterWords?: readonly string[] | '*';
   logger?: Logger;
+  /**
+   * Storage events (with `dataDir`): every group commit, and a log that could not be written or
+   * synced, after which the server answers nothing more (a process should exit).
+   */
+  onStorageEvent?: (event: StorageEvent) => void;
 }
 
 export interface ResolvedOptions {
@@ -66,6 +77,9 @@ export interface ResolvedOptions {
   globalOutstandingLimit: number;
   fourLetterWords: readonly string[] | '*';
   logger: Logger | undefined;
+  /** The data dir options, or undefined for a server in memory. */
+  storage: DataDirOptions | undefined;
+  onStorageEvent: ((event: StorageEvent) => void) | undefined;
 }
 
 function count(name: string, v: number): number {
@@ -100,5 +114,17 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
     globalOutstandingLimit: count('globalOutstandingLimit', o.globalOutstandingLimit ?? 1000),
     fourLetterWords: o.fourLetterWords === undefined || o.fourLetterWords === '*' ? '*' : Object.freeze([...o.fourLetterWords]),
     logger: o.logger,
+    storage:
+      o.dataDir === undefined
+        ? undefined
+        : {
+            dataDir: o.dataDir,
+            dataLogDir: o.dataLogDir,
+            snapCount: o.snapCount === undefined ? undefined : positive('snapCount', o.snapCount),
+            preAllocSize: o.preAllocSize === undefined ? undefined : positive('preAllocSize', o.preAllocSize),
+            forceSync: o.forceSync,
+            autopurge: o.autopurge,
+          },
+    onStorageEvent: o.onStorageEvent,
   };
 }

@@ -41,12 +41,19 @@ export interface ConnectionHost {
   holdsOutput(conn: ServerConnection): boolean;
   /** `replies` answers and `events` notifications were delivered (outstanding requests, packets sent). */
   delivered(conn: ServerConnection, replies: number, events: number): void;
+  /** The zxid output produced now depends on (the last one applied). */
+  outputZxid(): bigint;
+  /** Output that depends on a later zxid waits: that txn is not on disk yet (durable storage). */
+  visibleZxid(): bigint;
+  /** The connection holds output past `visibleZxid()`; the host flushes it when more is durable. */
+  awaitDurable(conn: ServerConnection): void;
 }
 
+/** `after`: the zxid the item reveals; it is delivered once that txn is durable. */
 type Out =
-  | { kind: 'reply'; token: unknown; reply: Reply }
-  | { kind: 'event'; event: WatcherEvent; zxid: bigint }
-  | { kind: 'close'; reason: CloseReason };
+  | { kind: 'reply'; token: unknown; reply: Reply; after: bigint }
+  | { kind: 'event'; event: WatcherEvent; zxid: bigint; after: bigint }
+  | { kind: 'close'; reason: CloseReason; after: bigint };
 
 let nextConnectionId = 1;
 
@@ -100,18 +107,18 @@ export class ServerConnection implements Watcher, RequestContext, LimitedConnect
 
   notify(event: WatcherEvent, zxid: bigint, acl?: readonly ACL[]): void {
     if (acl !== undefined && !permits(acl, Perms.READ, this.authIds)) return;
-    this.push({ kind: 'event', event, zxid });
+    this.push({ kind: 'event', event, zxid, after: this.host.outputZxid() });
   }
 
   pushReply(token: unknown, reply: Reply): void {
-    this.push({ kind: 'reply', token, reply });
+    this.push({ kind: 'reply', token, reply, after: this.host.outputZxid() });
   }
 
   /** Closes after everything queued so far has been delivered (closeSession, refused request). */
   closeAfterFlush(message: string): void {
     if (this.closing) return;
     this.closing = true;
-    this.push({ kind: 'close', reason: { kind: 'server', message } });
+    this.push({ kind: 'close', reason: { kind: 'server', message }, after: this.host.outputZxid() });
     this.host.detach(this);
   }
 
@@ -120,7 +127,8 @@ export class ServerConnection implements Watcher, RequestContext, LimitedConnect
     if (this.closed) return;
     this.closing = true;
     this.outbox = [];
-    this.push({ kind: 'close', reason: { kind: 'server', message } });
+    // The close reveals no txn: it need not wait for the log.
+    this.push({ kind: 'close', reason: { kind: 'server', message }, after: 0n });
     this.closed = true;
     this.host.detach(this);
   }
@@ -153,8 +161,15 @@ export class ServerConnection implements Watcher, RequestContext, LimitedConnect
     this.flushQueued = false;
     // A hold that began after this flush was scheduled: the host flushes again when it ends.
     if (this.host.holdsOutput(this)) return;
-    const items = this.outbox;
+    let items = this.outbox;
     this.outbox = [];
+    const visible = this.host.visibleZxid();
+    const held = items.findIndex((item) => item.after > visible);
+    if (held !== -1) {
+      this.outbox = items.slice(held);
+      items = items.slice(0, held);
+      this.host.awaitDurable(this);
+    }
     let replies = 0;
     let events = 0;
     for (const item of items) {

@@ -94,7 +94,7 @@ describe('zoo.cfg', () => {
       dataDir: '/var/lib/zookeeper',
       dataLogDir: '/var/log/zookeeper-txn',
       snapCount: 50000,
-      preAllocSize: 16384 * 1024,
+      preAllocSize: 16384,
       forceSync: false,
       autopurge: { snapRetainCount: 5, purgeIntervalHours: 24 },
     });

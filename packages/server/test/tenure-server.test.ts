@@ -109,6 +109,23 @@ describe('the process', () => {
     expect((await t.conn.send({ type: OpCode.exists, path: '/gone', watch: false })).err).not.toBe(0);
   });
 
+  test('with --data-dir the data outlives the process: SIGTERM syncs, a restart recovers it', async () => {
+    const data = mkdtempSync(join(dir, 'data-'));
+    const p = await start(['--data-dir', data, '--snap-count', '1000']);
+    expect(p.logs.some((l) => l.msg?.includes('kept in memory'))).toBe(false);
+    const s = await open(zookeeper(p.connectString));
+    for (let i = 0; i < 20; i++) expect((await s.conn.send(create(`/kept${i}`, Buffer.from(`v${i}`)))).err).toBe(0);
+    s.conn.close();
+    const stopped = await p.stop('SIGTERM');
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(1000);
+    const q = await start(['--data-dir', data]);
+    expect(q.serving).toMatchObject({ dataDir: data, zxid: expect.stringMatching(/^0x[0-9a-f]+$/) });
+    const t = await open(zookeeper(q.connectString));
+    sessions.push(t);
+    for (let i = 0; i < 20; i++) expect((await t.conn.send({ type: OpCode.getData, path: `/kept${i}`, watch: false })).response?.data?.toString()).toBe(`v${i}`);
+  });
+
   test('a bad value exits 2 with one line naming the key; an unknown key is a JSON warning', async () => {
     const bad = join(dir, 'bad.cfg');
     writeFileSync(bad, 'clientPort=0\ntickTime=soon\n');

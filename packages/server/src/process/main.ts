@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { pino, type Logger as PinoLogger } from 'pino';
 import { createEmbeddedServer, type EmbeddedServer } from '../embedded-server.js';
-import type { EmbeddedServerOptions } from '../options.js';
+import type { EmbeddedServerOptions, StorageEvent } from '../options.js';
+import type { DataDirOptions } from '../storage/data-dir-storage.js';
 import type { ListenAddress } from '../tcp-listener.js';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
 import { helpText, parseCommandLine } from './flags.js';
@@ -45,25 +46,27 @@ export function loadSettings(argv: readonly string[]): { settings: ServerSetting
   return { settings, warnings, help: false, version: false };
 }
 
-/**
- * The durable storage options, under the names createEmbeddedServer takes for them
- * (`dataDir`, `dataLogDir`, `snapCount`, `preAllocSize`, `forceSync`, `autopurge`).
- */
-export function storageOptions(s: ServerSettings): Record<string, unknown> {
+/** The durable storage options, under createEmbeddedServer's names (storage/data-dir-storage.ts). */
+export function storageOptions(s: ServerSettings): Partial<DataDirOptions> {
   if (s.dataDir === undefined) return {};
   return {
     dataDir: s.dataDir,
-    dataLogDir: s.dataLogDir,
+    ...(s.dataLogDir === undefined ? {} : { dataLogDir: s.dataLogDir }),
     snapCount: s.snapCount,
-    preAllocSize: s.preAllocSize * 1024,
+    preAllocSize: s.preAllocSize,
     forceSync: s.forceSync,
     autopurge: { snapRetainCount: s.autopurge.snapRetainCount, purgeIntervalHours: s.autopurge.purgeIntervalHours },
   };
 }
 
 /** The embedded server's options for these settings. */
-export function serverOptions(s: ServerSettings, logger: EmbeddedServerOptions['logger']): EmbeddedServerOptions {
+export function serverOptions(
+  s: ServerSettings,
+  logger: EmbeddedServerOptions['logger'],
+  onStorageEvent?: (event: StorageEvent) => void,
+): EmbeddedServerOptions {
   return {
+    ...(onStorageEvent === undefined ? {} : { onStorageEvent }),
     name: 'tenure-server',
     tickMs: s.tickTime,
     ...sessionTimeouts(s),
@@ -78,6 +81,14 @@ export function serverOptions(s: ServerSettings, logger: EmbeddedServerOptions['
   };
 }
 
+/** What recovery found, for the `serving` line (zxids in ZooKeeper's hex). */
+function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
+  const stats = server.storageStats;
+  if (stats === undefined) return {};
+  const hex = (z: bigint | undefined): string | undefined => (z === undefined ? undefined : `0x${z.toString(16)}`);
+  return { zxid: hex(server.zxid), snapshotZxid: hex(stats.recovered.snapshotZxid), txnsReplayed: stats.recovered.replayed, sessions: server.sessions().length };
+}
+
 /** A running tenure-server. */
 export interface RunningServer {
   server: EmbeddedServer;
@@ -88,8 +99,9 @@ export interface RunningServer {
 }
 
 /** Starts the server for `settings` (no signal handlers: see main()). */
-export async function startServer(settings: ServerSettings, logger: PinoLogger): Promise<RunningServer> {
-  const server = createEmbeddedServer(serverOptions(settings, logger.child({ component: 'server' })));
+export async function startServer(settings: ServerSettings, logger: PinoLogger, onStorageEvent?: (event: StorageEvent) => void): Promise<RunningServer> {
+  // With a data dir this recovers it first (and throws, naming the file and offset, on damage).
+  const server = createEmbeddedServer(serverOptions(settings, logger.child({ component: 'server' }), onStorageEvent));
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
@@ -142,7 +154,13 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   let running: RunningServer;
   try {
-    running = await startServer(settings, logger);
+    running = await startServer(settings, logger, (event) => {
+      // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
+      if (event.kind === 'failed') {
+        logger.fatal({ err: event.error }, 'the transaction log failed; exiting');
+        process.exit(1);
+      }
+    });
   } catch (err) {
     logger.fatal({ err }, 'tenure-server could not start');
     process.exit(1);
@@ -154,6 +172,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       connectString: running.address.connectString,
       metricsPort: running.metricsPort,
       dataDir: settings.dataDir,
+      dataLogDir: settings.dataLogDir,
+      ...recoveredFields(running.server),
       version: version(),
     },
     'serving',
