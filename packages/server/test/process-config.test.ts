@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { ConfigError, KEYS, defaultSettings, settingsFrom } from '../src/process/config.js';
 import { helpText, parseCommandLine } from '../src/process/flags.js';
@@ -199,4 +200,14 @@ describe('flags', () => {
   test('settingsFrom without a file or flags is the defaults', () => {
     expect(settingsFrom(undefined, []).settings).toEqual(defaultSettings());
   });
+});
+
+test("the README's operator table has every key and flag", () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('## Running tenure-server'));
+  for (const k of KEYS.filter((k) => k.unsupported === undefined)) {
+    expect(section).toContain(`\`${k.key}\``);
+    if (k.flag !== undefined) expect(section).toContain(`\`--${k.flag}\``);
+  }
+  for (const k of KEYS.filter((k) => k.unsupported !== undefined)) expect(section).toContain(k.key.startsWith('ssl.') ? k.key.split('.').slice(0, 2).join('.') : k.key);
 });
