@@ -200,8 +200,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  process.on('uncaughtException', (err) => {
-    logger.fatal({ err }, 'uncaught exception');
+  const fatal = (err: unknown): void => {
+    logger.fatal({ err }, 'uncaught error');
     process.exit(1);
-  });
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
 }
