@@ -540,7 +540,9 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
     if (this.isClosed) return;
     this.draining = true;
-    for (const l of this.listeners) l.stopAccepting();
+    // Each listener stops taking connections and reading requests (one without stopAccepting is
+    // closed with the rest below).
+    for (const l of this.listeners as Iterable<{ stopAccepting?(): void }>) l.stopAccepting?.();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.connectionLimits.idle(),
