@@ -90,7 +90,7 @@ export interface NodeView {
   path: string;
   /** The bytes, base64. */
   data: string;
-  /** The bytes as text when they are valid UTF-8, else null. */
+  /** The bytes as text when they read as text (valid UTF-8, no control characters but tab/LF/CR), else null. */
   text: string | null;
   stat: StatView;
   acl: AclView[];

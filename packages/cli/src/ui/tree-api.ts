@@ -3,22 +3,17 @@
  * the three writes `--write` allows (create, set data, delete). Listings are paged so that a node
  * with 100,000 children never reaches the page in one piece.
  */
-import { TextDecoder } from 'node:util';
 import { CreateMode, KeeperError, Perms, type Client, type Stat } from '@tenure/client';
+import { decodeData } from '../inspect/index.js';
 import type { AclView, ChildEntry, ChildrenPage, CreateRequest, DeleteRequest, NodeView, SetRequest, StatView, WriteData } from './api-types.js';
 
 /** Most children one listing page returns. */
 export const MAX_PAGE = 1_000;
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The bytes as text when they are valid UTF-8, else null. */
+/** The bytes as text by the CLI's rule (valid UTF-8 without control characters), else null. */
 function asText(data: Buffer): string | null {
-  try {
-    return strictUtf8.decode(data);
-  } catch {
-    return null;
-  }
+  const view = decodeData(data);
+  return view.encoding === 'utf8' ? view.value : null;
 }
 
 export function statView(stat: Stat): StatView {
@@ -91,26 +86,32 @@ function bytesOf(body: WriteData): Buffer {
   return body.encoding === 'base64' ? Buffer.from(data, 'base64') : Buffer.from(data, 'utf8');
 }
 
+function versionOf(body: { version?: unknown }): number {
+  const v = body.version ?? -1;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -1) throw new BadRequestError('version must be an integer (-1 for any)');
+  return v;
+}
+
 function pathOf(body: { path?: unknown }): string {
   if (typeof body.path !== 'string' || !body.path.startsWith('/')) throw new BadRequestError('path must be an absolute path');
   return body.path;
 }
 
-export async function createNode(client: Client, body: CreateRequest): Promise<{ path: string }> {
+export async function createNode(client: Client, body: Partial<CreateRequest>): Promise<{ path: string }> {
   const mode = body.sequential ? CreateMode.PERSISTENT_SEQUENTIAL : CreateMode.PERSISTENT;
   const { path } = await client.create(pathOf(body), bytesOf(body), { mode });
   return { path };
 }
 
-export async function setNode(client: Client, body: SetRequest): Promise<{ stat: StatView }> {
-  const stat = await client.setData(pathOf(body), bytesOf(body), { version: body.version ?? -1 });
+export async function setNode(client: Client, body: Partial<SetRequest>): Promise<{ stat: StatView }> {
+  const stat = await client.setData(pathOf(body), bytesOf(body), { version: versionOf(body) });
   return { stat: statView(stat) };
 }
 
-export async function deleteNode(client: Client, body: DeleteRequest): Promise<{ deleted: string }> {
+export async function deleteNode(client: Client, body: Partial<DeleteRequest>): Promise<{ deleted: string }> {
   const path = pathOf(body);
   if (path === '/') throw new BadRequestError('the root cannot be deleted');
-  await client.delete(path, { version: body.version ?? -1, deletingChildren: body.recursive === true });
+  await client.delete(path, { version: versionOf(body), deletingChildren: body.recursive === true });
   return { deleted: path };
 }
 

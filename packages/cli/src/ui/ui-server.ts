@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@tenure/client';
-import type { ErrorAnswer, UiStatus } from './api-types.js';
+import type { CreateRequest, DeleteRequest, ErrorAnswer, SetRequest, UiStatus } from './api-types.js';
 import type { FeedMessage, LiveFeed } from './live-feed.js';
 import { indexPage, NOT_BUILT, pageFile } from './page-files.js';
 import type { RequestGuard } from './request-guard.js';
@@ -168,11 +168,11 @@ async function handleWrite(pathname: string, req: IncomingMessage, res: ServerRe
   if (req.method !== 'POST') throw new HttpError(405, 'writes are POST requests', { Allow: 'GET, HEAD, POST' });
   switch (pathname) {
     case '/api/create':
-      return sendJson(res, 200, await createNode(ctx.client, await readJson(req)));
+      return sendJson(res, 200, await createNode(ctx.client, (await readJson(req)) as Partial<CreateRequest>));
     case '/api/set':
-      return sendJson(res, 200, await setNode(ctx.client, await readJson(req)));
+      return sendJson(res, 200, await setNode(ctx.client, (await readJson(req)) as Partial<SetRequest>));
     case '/api/delete':
-      return sendJson(res, 200, await deleteNode(ctx.client, await readJson(req)));
+      return sendJson(res, 200, await deleteNode(ctx.client, (await readJson(req)) as Partial<DeleteRequest>));
     default:
       throw new HttpError(404, `no such write route: ${pathname}`);
   }
