@@ -21,6 +21,12 @@ let status: UiStatus;
 let overview: Overview | null = null;
 let timeline: Timeline | null = null;
 let offline = false;
+/** performance.now() when the last overview came: with its `at`, the server's clock now. */
+let receivedAt = 0;
+
+function serverNow(): number {
+  return overview ? overview.at + (performance.now() - receivedAt) : Date.now();
+}
 let tree: TreeView;
 
 function currentView(): View {
@@ -77,7 +83,7 @@ function renderView(): void {
     replace(container, h('p.muted', null, overview ? 'The recipes could not be read.' : 'Loading…'));
     return;
   }
-  const timelineSection = timeline ? timeline.render() : null;
+  const timelineSection = timeline ? timeline.render(serverNow()) : null;
   switch (view) {
     case 'overview':
       return replace(container, locksSection(report), h('div.pair', null, electionsSection(report), timelineSection), groupsSection(report), servicesSection(report), queuesSection(report));
@@ -92,19 +98,26 @@ function renderView(): void {
     case 'queues':
       return replace(container, queuesSection(report));
     case 'sessions':
-      return replace(container, sessionsSection(overview.sessions));
+      return replace(container, sessionsSection(overview.sessions, status.sessionId));
   }
 }
 
 function onOverview(next: Overview): void {
   if (overview && next.version <= overview.version && next.at <= overview.at) return;
   overview = next;
+  receivedAt = performance.now();
   timeline ??= new Timeline(next.at);
   timeline.observe(next);
   document.body.dataset.version = String(next.version);
   renderBanners();
   if (currentView() !== 'tree') renderView();
 }
+
+// The timeline's lanes grow with time, not only with changes.
+setInterval(() => {
+  const shown = document.getElementById('timeline');
+  if (shown && timeline) shown.replaceWith(timeline.render(serverNow()));
+}, 1_000);
 
 async function boot(): Promise<void> {
   status = await api.status();

@@ -45,7 +45,10 @@ export class Timeline {
     const at = overview.at;
     this.lastAt = Math.max(this.lastAt, at);
     const seen = new Set<string>();
+    const lockPaths = new Set(report.locks.map((l) => l.path));
     for (const e of report.elections) {
+      // A LeaderSelector's nodes are a mutex's: that path has its lane as a lock already.
+      if (e.kind === 'leader-selector' && lockPaths.has(e.path)) continue;
       const label = e.leader ? e.leader.id || e.leader.name : null;
       this.note('election', e.path, label, at);
       seen.add(`election ${e.path}`);
@@ -75,9 +78,10 @@ export class Timeline {
     lane.segments.push({ label, from: Math.max(at, this.openedAt), to: null });
   }
 
-  render(): HTMLElement {
+  /** `now`: the current time on the server's clock (the last `at` plus the time since it came). */
+  render(now: number = this.lastAt): HTMLElement {
     const start = this.openedAt;
-    const end = Math.max(this.lastAt, start + 1_000);
+    const end = Math.max(this.lastAt, now, start + 1_000);
     const span = end - start;
     const pct = (t: number): number => ((t - start) / span) * 100;
     const lanes = [...this.lanes.values()].sort((a, b) => (a.kind === b.kind ? a.path.localeCompare(b.path) : a.kind === 'election' ? -1 : 1));

@@ -22,9 +22,10 @@ function participant(p: Participant, position: number, leaderForMs: number | nul
   );
 }
 
-export function electionCard(e: ElectionInfo): HTMLElement {
+/** `alsoLock`: the path is listed as a lock too (a LeaderSelector and a Mutex share one layout). */
+export function electionCard(e: ElectionInfo, alsoLock = false): HTMLElement {
   return h(
-    'section.card.election',
+    alsoLock ? 'section.card.election.also-lock' : 'section.card.election',
     { 'data-election': e.path },
     h(
       'header',
@@ -33,6 +34,7 @@ export function electionCard(e: ElectionInfo): HTMLElement {
       h('span.badge', null, e.kind),
       h('span.count', null, e.leader ? `led by ${e.leader.id || e.leader.name}` : 'no leader'),
     ),
+    alsoLock ? h('p.muted.note', null, 'The nodes of the lock of the same path: a LeaderSelector or a Mutex, which share one layout.') : null,
     h('ol.participants', null, e.participants.map((p, i) => participant(p, i, e.leaderForMs))),
   );
 }
@@ -42,6 +44,6 @@ export function electionsSection(report: RecipeReport): HTMLElement {
     'section.group-of-cards',
     { id: 'elections' },
     h('h2', null, 'Elections ', h('span.count', null, String(report.elections.length))),
-    report.elections.length ? report.elections.map(electionCard) : h('p.muted', null, 'No elections found.'),
+    report.elections.length ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path))) : h('p.muted', null, 'No elections found.'),
   );
 }

@@ -37,7 +37,8 @@ export function queuesSection(report: RecipeReport): HTMLElement {
   );
 }
 
-export function sessionsSection(sessions: SessionsReport | null): HTMLElement {
+/** `own`: the page server's own session, marked as such. */
+export function sessionsSection(sessions: SessionsReport | null, own: string): HTMLElement {
   if (!sessions) return h('section.group-of-cards', { id: 'sessions' }, h('h2', null, 'Sessions'), h('p.muted', null, 'Sessions could not be read.'));
   return h(
     'section.group-of-cards',
@@ -62,7 +63,7 @@ export function sessionsSection(sessions: SessionsReport | null): HTMLElement {
           h(
             'tr',
             { 'data-session': s.sessionId },
-            h('td', null, h('code', null, s.sessionId)),
+            h('td', null, h('code', null, s.sessionId), s.sessionId === own ? h('span.badge', null, 'this page server') : null),
             h('td', null, s.clientAddress ?? '—'),
             h('td', null, s.timeoutMs !== null ? `${s.timeoutMs} ms` : '—'),
             h('td', null, s.server ?? '—'),

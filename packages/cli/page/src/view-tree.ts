@@ -108,7 +108,7 @@ export class TreeView {
     const meta = h(
       'span.meta',
       null,
-      entry.numChildren > 0 ? `${entry.numChildren} children` : null,
+      entry.path !== '/' && entry.numChildren > 0 ? (entry.numChildren === 1 ? '1 child' : `${entry.numChildren} children`) : null,
       entry.dataLength > 0 ? ` ${bytes(entry.dataLength)}` : null,
       entry.ephemeral ? h('span.badge.eph', null, 'ephemeral') : null,
     );
@@ -234,7 +234,7 @@ export class TreeView {
       this.nodePane,
       h('h2.node-path', { 'data-node-path': node.path }, h('code', null, node.path)),
       h('div.tabs', null, tab('text', 'Text'), tab('json', 'JSON'), tab('hex', 'Hex'), h('span.meta', null, bytes(data.length))),
-      h('pre.data', { 'data-view': this.mode }, shown),
+      data.length === 0 ? h('p.muted.empty-data', { 'data-view': this.mode }, '(no data)') : h('pre.data', { 'data-view': this.mode }, shown),
       h('div.columns', null,
         h('div', null, h('h3', null, 'Stat'), h('table.grid.stat', null, h('tbody', null, statRows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, h('code', null, v))))))),
         h(
