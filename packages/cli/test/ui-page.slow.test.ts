@@ -148,6 +148,9 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     await leaseB.release();
     const again = await new Mutex(other, '/locks/orders', { data: 'holder-C' }).acquire();
     await waitForText(page, '[data-lock="/locks/orders"] [data-holder]', 'holder-C', 2000);
+    // And a queue behind holder-C again, for the Locks view.
+    const waiterD = new Mutex(b, '/locks/orders', { data: 'waiter-D' }).acquire();
+    await waitForText(page, '[data-lock="/locks/orders"] [data-waiter]', 'waiter-D', 2000);
     await screenshot(page, 'overview-after-changes');
 
     for (const view of ['locks', 'elections', 'groups', 'services', 'queues', 'sessions'] as const) {
@@ -195,6 +198,7 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
 
     await page.close();
     await again.release();
+    await (await waiterD).release();
     await beta.close();
     for (const m of members) await m.close();
   });
@@ -213,6 +217,19 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     await page.click('section.write > button');
     await page.waitForFunction(() => document.querySelector('pre.data')?.textContent === 'after', { timeout: 5000 });
     expect((await c.getData('/editable')).data.toString()).toBe('after');
+    await page.close();
+  });
+
+  it('beyond loopback, asks for basic auth and says so on the page', async () => {
+    await using ui = await startUi({ client: await open(), connectString: server.connectString, host: '0.0.0.0', port: 0, uiAuth: 'ops:s3cret' });
+    const page = await browser.browser.newPage();
+    const refused = await page.goto(`http://127.0.0.1:${ui.port}/`);
+    expect(refused?.status()).toBe(401);
+    await page.authenticate({ username: 'ops', password: 's3cret' });
+    await page.goto(`http://127.0.0.1:${ui.port}/`);
+    await page.waitForSelector('[data-exposure="exposed"]');
+    expect(await page.$eval('[data-exposure]', (e) => e.textContent)).toMatch(/Reachable from other machines on 0\.0\.0\.0:\d+; basic auth is required/);
+    await page.waitForSelector('[data-lock]');
     await page.close();
   });
 
