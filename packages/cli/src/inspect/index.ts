@@ -16,7 +16,7 @@
 import type { Client } from '@tenure/client';
 import { classifyNodes } from './classify.js';
 import { sessionHex } from './node-data.js';
-import type { RecipeReport, SessionsReport } from './report.js';
+import type { RecipeReport, SessionInfo, SessionsReport } from './report.js';
 import { readSessions, serversOf, sessionsFromTree, type FourLetterWordOptions } from './session-words.js';
 import { walkTree, type WalkOptions, type WalkResult } from './tree-walk.js';
 
@@ -81,6 +81,10 @@ export async function inspectSessions(source: SessionSource, options: InspectSes
       ? await readSessions(servers, options)
       : { source: 'tree', sessions: [], problems: [{ server: '(in-process)', reason: 'no TCP server to ask cons and dump of' }] };
   if (fromWords.source === 'four-letter-words' || options.walk === undefined) return fromWords;
-  const owned = options.walk.nodes.filter((n) => n.stat.ephemeralOwner !== 0n).map((n) => [n.path, sessionHex(n.stat.ephemeralOwner)] as const);
-  return { ...fromWords, sessions: sessionsFromTree(owned) };
+  return { ...fromWords, sessions: sessionsOfWalk(options.walk) };
+}
+
+/** The sessions that own the ephemeral nodes a walk read, each with those nodes (no address, no timeout). */
+export function sessionsOfWalk(walk: WalkResult): SessionInfo[] {
+  return sessionsFromTree(walk.nodes.filter((n) => n.stat.ephemeralOwner !== 0n).map((n) => [n.path, sessionHex(n.stat.ephemeralOwner)] as const));
 }

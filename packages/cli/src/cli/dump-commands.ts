@@ -1,0 +1,177 @@
+/** dump (a subtree to one JSON document: data base64, ACLs, modes) and import (that document back). */
+import { readFile } from 'node:fs/promises';
+import { CreateMode, NodeExistsError, type Client } from '@tenure/client';
+import { sessionHex } from '../inspect/index.js';
+import type { CommandSpec } from './command-spec.js';
+import { aclOf, checkDumpFile, DUMP_FORMAT, DUMP_VERSION, dumpAcl, type DumpFile, type DumpNode } from './dump-format.js';
+import { readSubtree } from './subtree.js';
+import { UsageError } from './usage-error.js';
+import { limitFlag } from './zk-commands.js';
+
+export const DEFAULT_DUMP_LIMIT = 1_000_000;
+
+/** The dump of `root`: every node under it (`/zookeeper` left out when `root` is `/`). */
+export async function dumpTree(client: Client, root: string, limit: number): Promise<DumpFile> {
+  const t = await readSubtree(client, root, { limit, data: true, acl: true, skipSystem: true });
+  const nodes = t.nodes.map((n): DumpNode => {
+    const owner = n.stat.ephemeralOwner;
+    return {
+      path: n.path,
+      data: (n.data ?? Buffer.alloc(0)).toString('base64'),
+      acl: dumpAcl(n.acl ?? []),
+      mode: owner !== 0n ? 'ephemeral' : 'persistent',
+      ...(owner !== 0n ? { ephemeralOwner: sessionHex(owner) } : {}),
+    };
+  });
+  return { format: DUMP_FORMAT, version: DUMP_VERSION, root, dumpedAt: new Date().toISOString(), truncated: t.truncated, nodes };
+}
+
+const dump: CommandSpec = {
+  name: 'dump',
+  synopsis: 'dump [--limit N] [PATH] --json > tree.json',
+  summary: 'write the tree under PATH (default /) as one JSON document: data base64, ACLs, modes',
+  example: 'tenure dump /app --json > app.json',
+  options: { limit: { type: 'string' } },
+  args: { min: 0, max: 1 },
+  async run({ client, out }, { args, flags }) {
+    const file = await dumpTree(client, args[0] ?? '/', limitFlag(flags, DEFAULT_DUMP_LIMIT));
+    if (file.truncated) out.warn(`tenure: the dump stopped after ${file.nodes.length} nodes (--limit): it is incomplete`);
+    // The dump's format is JSON, with or without --json.
+    out.document(file);
+  },
+};
+
+export interface ImportOptions {
+  /** Where the dump's root goes; default the dump's own root. */
+  target?: string;
+  /** Existing nodes get the file's data and ACL instead of failing with NodeExists. */
+  overwrite?: boolean;
+  /** Ephemeral nodes: left out (default; their sessions are gone), or created as persistent nodes. */
+  ephemerals?: 'skip' | 'persistent';
+}
+
+export interface ImportResult {
+  created: number;
+  updated: number;
+  skipped: number;
+}
+
+const BATCH = 64;
+
+function modeOf(n: DumpNode, ephemerals: 'skip' | 'persistent'): { mode: CreateMode; ttlMs?: number } | null {
+  switch (n.mode) {
+    case 'container':
+      return { mode: CreateMode.CONTAINER };
+    case 'ttl':
+      return { mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: n.ttlMs };
+    case 'ephemeral':
+      return ephemerals === 'skip' ? null : { mode: CreateMode.PERSISTENT };
+    default:
+      return { mode: CreateMode.PERSISTENT };
+  }
+}
+
+/** Creates the dump's nodes, level by level (a level's creates pipelined), parents first. */
+export async function importTree(client: Client, file: DumpFile, o: ImportOptions = {}): Promise<ImportResult> {
+  const target = o.target ?? file.root;
+  const move = (p: string): string => {
+    const relative = p === file.root ? '' : p.slice(file.root === '/' ? 0 : file.root.length);
+    return target === '/' ? relative || '/' : `${target}${relative}`;
+  };
+  const result: ImportResult = { created: 0, updated: 0, skipped: 0 };
+  const skippedPrefixes: string[] = [];
+  const byDepth = new Map<number, DumpNode[]>();
+  for (const n of file.nodes) {
+    const path = move(n.path);
+    const depth = path === '/' ? 0 : path.split('/').length - 1;
+    (byDepth.get(depth) ?? byDepth.set(depth, []).get(depth)!).push({ ...n, path });
+  }
+  // The target's missing ancestors, as plain persistent nodes.
+  const parent = target.slice(0, Math.max(1, target.lastIndexOf('/')));
+  if (parent !== '/' && (await client.exists(parent)) === null) {
+    await client.create(parent, null, { createParents: true }).catch((e: unknown) => {
+      if (!(e instanceof NodeExistsError)) throw e;
+    });
+  }
+  for (const depth of [...byDepth.keys()].sort((a, b) => a - b)) {
+    const level = byDepth.get(depth)!;
+    for (let i = 0; i < level.length; i += BATCH) {
+      await Promise.all(
+        level.slice(i, i + BATCH).map(async (n) => {
+          if (skippedPrefixes.some((p) => n.path.startsWith(`${p}/`))) {
+            result.skipped++;
+            return;
+          }
+          const how = modeOf(n, o.ephemerals ?? 'skip');
+          if (how === null) {
+            skippedPrefixes.push(n.path);
+            result.skipped++;
+            return;
+          }
+          const data = Buffer.from(n.data, 'base64');
+          const acl = aclOf(n);
+          if (n.path === '/') {
+            if (o.overwrite) {
+              await client.setData('/', data);
+              await client.setACL('/', acl);
+              result.updated++;
+            } else result.skipped++;
+            return;
+          }
+          try {
+            await client.create(n.path, data, { ...how, acl });
+            result.created++;
+          } catch (err) {
+            if (!(err instanceof NodeExistsError) || !o.overwrite) throw err;
+            await client.setData(n.path, data);
+            await client.setACL(n.path, acl);
+            result.updated++;
+          }
+        }),
+      );
+    }
+  }
+  return result;
+}
+
+async function readDumpFile(source: string): Promise<DumpFile> {
+  let text: string;
+  try {
+    text = source === '-' ? await readStdin() : await readFile(source, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${source}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${source}: not JSON: ${(err as Error).message}`);
+  }
+  return checkDumpFile(value, source);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const importCommand: CommandSpec = {
+  name: 'import',
+  synopsis: 'import [--overwrite] [--ephemerals skip|persistent] FILE [PATH]',
+  summary: "create the nodes of a dump file (- for stdin) at PATH (default the dump's root); ACLs and modes kept",
+  example: 'tenure import app.json /app-copy',
+  options: { overwrite: { type: 'boolean' }, ephemerals: { type: 'string' } },
+  args: { min: 1, max: 2 },
+  pathArgs: [1],
+  async run({ client, out }, { args, flags }) {
+    const eph = flags.ephemerals ?? 'skip';
+    if (eph !== 'skip' && eph !== 'persistent') throw new UsageError('--ephemerals: expected skip or persistent');
+    const file = await readDumpFile(args[0]!);
+    const r = await importTree(client, file, { target: args[1], overwrite: flags.overwrite === true, ephemerals: eph });
+    if (out.json) out.document({ source: args[0], root: args[1] ?? file.root, ...r });
+    else out.line(`Imported ${r.created} nodes${r.updated ? `, updated ${r.updated}` : ''}${r.skipped ? `, skipped ${r.skipped} (ephemeral nodes and what is under them, or /)` : ''}`);
+  },
+};
+
+export const DUMP_COMMANDS: readonly CommandSpec[] = [dump, importCommand];
