@@ -220,11 +220,10 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     await page.close();
   });
 
-  it('beyond loopback, asks for basic auth and says so on the page', async () => {
+  it('beyond loopback, serves the page with basic auth and says so on it', async () => {
     await using ui = await startUi({ client: await open(), connectString: server.connectString, host: '0.0.0.0', port: 0, uiAuth: 'ops:s3cret' });
     const page = await browser.browser.newPage();
-    const refused = await page.goto(`http://127.0.0.1:${ui.port}/`);
-    expect(refused?.status()).toBe(401);
+    // (Without credentials the server answers 401: ui-server.test.ts checks that over plain HTTP.)
     await page.authenticate({ username: 'ops', password: 's3cret' });
     await page.goto(`http://127.0.0.1:${ui.port}/`);
     await page.waitForSelector('[data-exposure="exposed"]');

@@ -5,12 +5,13 @@
  * The page itself is tested in headless Chromium (ui-page.slow.test.ts).
  */
 import { request } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RetryPolicies, type Client } from '@tenure/client';
 import { LeaderLatch } from '@tenure/leader';
 import { Mutex } from '@tenure/locks';
 import { eventually, TestingEmbeddedServer } from '@tenure/testing';
-import { startUi, UiOptionsError, type UiServer } from '../src/index.js';
+import { main, startUi, UiOptionsError, type UiServer } from '../src/index.js';
 import type { ChildrenPage, NodeView, Overview, UiStatus } from '../src/ui/index.js';
 
 interface Answer {
@@ -297,5 +298,27 @@ describe('tenure ui: the page server', () => {
     }, 2000);
     await lease.release();
     await u.close();
+  });
+
+  it('`tenure ui` runs the page server until its signal aborts; --host 0.0.0.0 without --ui-auth is bad usage (exit 2)', async () => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const stop = new AbortController();
+    const io = { stdin: new PassThrough(), stdout, stderr, env: {}, signal: stop.signal };
+    const running = main(['--server', server.connectString, 'ui', '--port', '0', '--write'], io);
+    const url = (await eventually(() => /http:\/\/127\.0\.0\.1:\d+\//.exec(out)?.[0], 10_000)) as string;
+    expect(out).toContain('writes enabled');
+    expect(await json<UiStatus>(`${url}api/status`)).toMatchObject({ live: 'push', write: true });
+    stop.abort();
+    expect(await running).toBe(0);
+    await expect(http(url)).rejects.toThrow();
+
+    expect(await main(['--server', server.connectString, 'ui', '--host', '0.0.0.0', '--port', '0'], { ...io, signal: new AbortController().signal })).toBe(2);
+    expect(err).toContain('--ui-auth');
+    expect(err.trim().split('\n')).toHaveLength(1);
   });
 });

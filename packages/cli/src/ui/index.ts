@@ -16,6 +16,7 @@
 import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
 import type { Client } from '@tenure/client';
+import { sessionHex } from '../inspect/index.js';
 import type { UiStatus } from './api-types.js';
 import { LiveFeed } from './live-feed.js';
 import { recipeOverview } from './overview-source.js';
@@ -112,7 +113,7 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
     exposed: !loopback,
     listen,
     zookeeper: options.connectString ?? 'in-process',
-    sessionId: `0x${client.sessionId.toString(16)}`,
+    sessionId: sessionHex(client.sessionId),
   });
   const server: Server = createServer((req, res) => void handleRequest(req, res, { client, feed, guard, status }));
   try {

@@ -3,8 +3,9 @@
  * the three writes `--write` allows (create, set data, delete). Listings are paged so that a node
  * with 100,000 children never reaches the page in one piece.
  */
-import { CreateMode, KeeperError, Perms, type Client, type Stat } from '@tenure/client';
-import { decodeData } from '../inspect/index.js';
+import { CreateMode, KeeperError, type Client, type Stat } from '@tenure/client';
+import { permsText } from '../cli/acl-text.js';
+import { decodeData, sessionHex } from '../inspect/index.js';
 import type { AclView, ChildEntry, ChildrenPage, CreateRequest, DeleteRequest, NodeView, SetRequest, StatView, WriteData } from './api-types.js';
 
 /** Most children one listing page returns. */
@@ -26,22 +27,10 @@ export function statView(stat: Stat): StatView {
     version: stat.version,
     cversion: stat.cversion,
     aversion: stat.aversion,
-    ephemeralOwner: `0x${stat.ephemeralOwner.toString(16)}`,
+    ephemeralOwner: sessionHex(stat.ephemeralOwner),
     dataLength: stat.dataLength,
     numChildren: stat.numChildren,
   };
-}
-
-/** zkCli's spelling of a permission mask (`cdrwa`). */
-function permString(perms: number): string {
-  const letters: [number, string][] = [
-    [Perms.CREATE, 'c'],
-    [Perms.DELETE, 'd'],
-    [Perms.READ, 'r'],
-    [Perms.WRITE, 'w'],
-    [Perms.ADMIN, 'a'],
-  ];
-  return letters.map(([bit, letter]) => (perms & bit ? letter : '')).join('');
 }
 
 function childPath(parent: string, name: string): string {
@@ -53,7 +42,7 @@ export async function readNode(client: Client, path: string): Promise<NodeView> 
   let acl: AclView[] = [];
   let aclError: string | null = null;
   try {
-    acl = (await client.getACL(path)).acl.map((a) => ({ scheme: a.id.scheme, id: a.id.id, perms: a.perms, permString: permString(a.perms) }));
+    acl = (await client.getACL(path)).acl.map((a) => ({ scheme: a.id.scheme, id: a.id.id, perms: a.perms, permString: permsText(a.perms) }));
   } catch (err) {
     aclError = err instanceof Error ? err.message : String(err);
   }
