@@ -228,7 +228,7 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     await page.goto(`http://127.0.0.1:${ui.port}/`);
     await page.waitForSelector('[data-exposure="exposed"]');
     expect(await page.$eval('[data-exposure]', (e) => e.textContent)).toMatch(/Reachable from other machines on 0\.0\.0\.0:\d+; basic auth is required/);
-    await page.waitForSelector('[data-lock]');
+    await page.waitForSelector('#locks');
     await page.close();
   });
 
