@@ -41,5 +41,7 @@ export interface CommandSpec {
   readonly args: { readonly min: number; readonly max: number };
   /** Indexes of positionals that are node paths (completed by the shell). Default [0] when max > 0. */
   readonly pathArgs?: readonly number[];
+  /** Checks the input before anything connects (throws UsageError); run() may assume it holds. */
+  validate?(input: CommandInput): void;
   run(ctx: CommandContext, input: CommandInput): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /** dump (a subtree to one JSON document: data base64, ACLs, modes) and import (that document back). */
 import { readFile } from 'node:fs/promises';
-import { CreateMode, NodeExistsError, type Client } from '@tenure/client';
+import { CreateMode, NodeExistsError, type ACL, type Client } from '@tenure/client';
 import { sessionHex } from '../inspect/index.js';
 import type { CommandSpec } from './command-spec.js';
 import { aclOf, checkDumpFile, DUMP_FORMAT, DUMP_VERSION, dumpAcl, type DumpFile, type DumpNode } from './dump-format.js';
@@ -52,8 +52,26 @@ export interface ImportOptions {
 
 export interface ImportResult {
   created: number;
+  /** Existing nodes whose data or ACL was changed (--overwrite). */
   updated: number;
+  /** Existing nodes that already had the file's data and ACL (--overwrite). */
+  unchanged: number;
   skipped: number;
+}
+
+/** Gives an existing node the file's data and ACL, writing only what differs (a read-only node that already matches is fine). */
+async function overwrite(client: Client, path: string, data: Buffer, acl: readonly ACL[], result: ImportResult): Promise<void> {
+  const [current, currentAcl] = await Promise.all([client.getData(path), client.getACL(path)]);
+  const sameAcl = aclKey(currentAcl.acl) === aclKey(acl);
+  const sameData = current.data.equals(data);
+  if (!sameData) await client.setData(path, data);
+  if (!sameAcl) await client.setACL(path, acl);
+  if (sameData && sameAcl) result.unchanged++;
+  else result.updated++;
+}
+
+function aclKey(acl: readonly ACL[]): string {
+  return acl.map((a) => `${a.id.scheme}:${a.id.id}:${a.perms}`).sort().join(',');
 }
 
 const BATCH = 64;
@@ -78,7 +96,7 @@ export async function importTree(client: Client, file: DumpFile, o: ImportOption
     const relative = p === file.root ? '' : p.slice(file.root === '/' ? 0 : file.root.length);
     return target === '/' ? relative || '/' : `${target}${relative}`;
   };
-  const result: ImportResult = { created: 0, updated: 0, skipped: 0 };
+  const result: ImportResult = { created: 0, updated: 0, unchanged: 0, skipped: 0 };
   const skippedPrefixes: string[] = [];
   const byDepth = new Map<number, DumpNode[]>();
   for (const n of file.nodes) {
@@ -111,11 +129,8 @@ export async function importTree(client: Client, file: DumpFile, o: ImportOption
           const data = Buffer.from(n.data, 'base64');
           const acl = aclOf(n);
           if (n.path === '/') {
-            if (o.overwrite) {
-              await client.setData('/', data);
-              await client.setACL('/', acl);
-              result.updated++;
-            } else result.skipped++;
+            if (o.overwrite) await overwrite(client, '/', data, acl, result);
+            else result.skipped++;
             return;
           }
           try {
@@ -123,9 +138,7 @@ export async function importTree(client: Client, file: DumpFile, o: ImportOption
             result.created++;
           } catch (err) {
             if (!(err instanceof NodeExistsError) || !o.overwrite) throw err;
-            await client.setData(n.path, data);
-            await client.setACL(n.path, acl);
-            result.updated++;
+            await overwrite(client, n.path, data, acl, result);
           }
         }),
       );
@@ -164,13 +177,15 @@ const importCommand: CommandSpec = {
   options: { overwrite: { type: 'boolean' }, ephemerals: { type: 'string' } },
   args: { min: 1, max: 2 },
   pathArgs: [1],
+  validate({ flags }) {
+    if (flags.ephemerals !== undefined && flags.ephemerals !== 'skip' && flags.ephemerals !== 'persistent') throw new UsageError('import: --ephemerals: expected skip or persistent');
+  },
   async run({ client, out }, { args, flags }) {
-    const eph = flags.ephemerals ?? 'skip';
-    if (eph !== 'skip' && eph !== 'persistent') throw new UsageError('--ephemerals: expected skip or persistent');
+    const eph = flags.ephemerals === 'persistent' ? 'persistent' : 'skip';
     const file = await readDumpFile(args[0]!);
     const r = await importTree(client, file, { target: args[1], overwrite: flags.overwrite === true, ephemerals: eph });
     if (out.json) out.document({ source: args[0], root: args[1] ?? file.root, ...r });
-    else out.line(`Imported ${r.created} nodes${r.updated ? `, updated ${r.updated}` : ''}${r.skipped ? `, skipped ${r.skipped} (ephemeral nodes and what is under them, or /)` : ''}`);
+    else out.line(`Imported ${r.created} nodes${r.updated ? `, updated ${r.updated}` : ''}${r.unchanged ? `, ${r.unchanged} unchanged` : ''}${r.skipped ? `, skipped ${r.skipped} (ephemeral nodes and what is under them, or /)` : ''}`);
   },
 };
 

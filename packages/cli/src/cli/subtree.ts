@@ -43,7 +43,10 @@ async function readOne(client: Client, path: string, depth: number, o: SubtreeOp
       o.data ? client.getData(path, { signal }) : client.exists(path, { signal }).then((stat) => (stat === null ? null : { stat, data: undefined })),
       o.acl ? client.getACL(path, { signal }).then((r) => r.acl) : undefined,
     ]);
-    if (dataAndStat === null) return null;
+    if (dataAndStat === null) {
+      if (depth === 0) throw new NoNodeError(path);
+      return null;
+    }
     const { stat } = dataAndStat;
     const children = stat.numChildren > 0 ? (await client.getChildren(path, { signal })).children.sort() : [];
     return { path, depth, stat, children, ...(o.data ? { data: dataAndStat.data } : {}), ...(acl ? { acl } : {}) };

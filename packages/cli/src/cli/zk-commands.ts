@@ -86,6 +86,7 @@ const set: CommandSpec = {
   example: 'tenure set -v 3 /config/app "mode=fast"',
   options: { stat: { type: 'boolean', short: 's' }, version: VERSION, base64: BASE64 },
   args: { min: 2, max: 2 },
+  validate: ({ args, flags }) => void dataArg(args[1], flags),
   async run({ client, out }, { args, flags }) {
     const stat = await client.setData(args[0]!, dataArg(args[1], flags), { version: intFlag(flags, 'version', -1) });
     if (out.json) out.document({ path: args[0], stat: statJson(stat) });
@@ -124,6 +125,11 @@ const create: CommandSpec = {
     base64: BASE64,
   },
   args: { min: 1, max: 2 },
+  validate({ args, flags }) {
+    createMode(flags);
+    if (typeof flags.acl === 'string') parseAcl(flags.acl);
+    dataArg(args[1], flags);
+  },
   async run({ client, out, interactive }, { args, flags }) {
     const { mode, ttlMs } = createMode(flags);
     const acl = typeof flags.acl === 'string' ? parseAcl(flags.acl) : undefined;
@@ -202,6 +208,7 @@ const setAcl: CommandSpec = {
   example: 'tenure setAcl /config world:anyone:r,auth::cdrwa',
   options: { version: VERSION },
   args: { min: 2, max: 2 },
+  validate: ({ args }) => void parseAcl(args[1]!),
   async run({ client, out }, { args, flags }) {
     const stat = await client.setACL(args[0]!, parseAcl(args[1]!), { version: intFlag(flags, 'version', -1) });
     if (out.json) out.document({ path: args[0], stat: statJson(stat) });

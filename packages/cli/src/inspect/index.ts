@@ -43,9 +43,9 @@ export interface InspectResult {
 /**
  * Walks the tree under `options.path` (default '/') with one bounded walk (`limit`, default
  * 10,000 nodes; `report.walk.truncated` says when it was cut short) and returns every lock,
- * election, group, service and queue found there. Rejects on connection errors, abort or
- * ClosedError; nodes that vanish meanwhile are left out and unreadable ones (NOAUTH) are listed in
- * `report.walk.errors`.
+ * election, group, service and queue found there. Rejects with NoNodeError when the path does not
+ * exist, and on connection errors, abort or ClosedError; nodes that vanish meanwhile are left out
+ * and unreadable ones (NOAUTH) are listed in `report.walk.errors`.
  */
 export async function inspectRecipes(client: Client, options: InspectOptions = {}): Promise<RecipeReport> {
   return (await inspectWithWalk(client, options)).report;

@@ -80,7 +80,8 @@ function skippable(err: unknown): boolean {
 
 /**
  * Walks the tree under `root` (breadth first, `/zookeeper` left out unless `root` is inside it)
- * and resolves with what it read. Connection errors, aborts and the like reject.
+ * and resolves with what it read. Rejects with NoNodeError when `root` does not exist, and on
+ * connection errors, aborts and the like; nodes below it that vanish meanwhile are left out.
  */
 export async function walkTree(client: Client, root: string, options: WalkOptions = {}): Promise<WalkResult> {
   const limit = options.limit ?? DEFAULT_WALK_LIMIT;
@@ -98,7 +99,7 @@ export async function walkTree(client: Client, root: string, options: WalkOption
     try {
       return await client.getData(path, { signal });
     } catch (err) {
-      if (!skippable(err)) throw err;
+      if (!skippable(err) || (path === root && err instanceof NoNodeError)) throw err;
       if (!(err instanceof NoNodeError)) errors.push({ path, error: errorName(err) });
       return null;
     }
