@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMode, createClient, RetryPolicies, type Client } from '@tenure/client';
 import { GroupMember } from '@tenure/group';
 import { LeaderLatch } from '@tenure/leader';
-import { Mutex, type Lease } from '@tenure/locks';
+import { Mutex, ReadWriteLock, type Lease } from '@tenure/locks';
 import { findChromium, launchChromium, TestingEmbeddedServer, type ChromiumHandle } from '@tenure/testing';
 import { startUi, type UiServer } from '../src/index.js';
 
@@ -91,6 +91,11 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     }
     for (let i = 0; i < 7; i++) await other.create('/queues/jobs/queue-', `job-${i}`, { mode: CreateMode.PERSISTENT_SEQUENTIAL, createParents: true });
 
+    // A read-write lock: two readers hold it, a writer waits behind them.
+    const reader1 = await new ReadWriteLock(a, '/locks/catalog', { data: 'reader-1' }).readLock.acquire();
+    const reader2 = await new ReadWriteLock(b, '/locks/catalog', { data: 'reader-2' }).readLock.acquire();
+    const writer = new ReadWriteLock(other, '/locks/catalog', { data: 'writer-1' }).writeLock.acquire();
+
     const holderA: Lease = await new Mutex(a, '/locks/orders', { data: 'holder-A' }).acquire();
     const waiterB = new Mutex(b, '/locks/orders', { data: 'waiter-B' }).acquire();
     const alpha = new LeaderLatch(alphaClient, '/election', { id: 'alpha' });
@@ -118,6 +123,10 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     expect(participants[1]).toContain('beta');
     expect(await texts(page, '[data-group="/groups/workers"] [data-member]')).toEqual([expect.stringContaining('worker-1'), expect.stringContaining('worker-2')]);
     expect(await texts(page, '[data-service="orders"] [data-instance]')).toEqual([expect.stringContaining('orders-1'), expect.stringContaining('orders-2')]);
+    await page.waitForSelector('[data-lock="/locks/catalog"] [data-waiter]');
+    expect(await texts(page, '[data-lock="/locks/catalog"] [data-holder]')).toEqual([expect.stringContaining('reader-1')]);
+    expect(await texts(page, '[data-lock="/locks/catalog"] [data-co-holder]')).toEqual([expect.stringContaining('reader-2')]);
+    expect(await texts(page, '[data-lock="/locks/catalog"] [data-waiter]')).toEqual([expect.stringContaining('writer-1')]);
     expect(await page.$eval('[data-live-mode]', (e) => e.getAttribute('data-live-mode'))).toBe('push');
     expect(await page.$eval('[data-access]', (e) => e.textContent)).toContain('Read-only');
     await screenshot(page, 'overview');
@@ -199,6 +208,9 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     await page.close();
     await again.release();
     await (await waiterD).release();
+    await reader1.release();
+    await reader2.release();
+    await (await writer).release();
     await beta.close();
     for (const m of members) await m.close();
   });

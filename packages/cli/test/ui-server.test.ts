@@ -248,6 +248,13 @@ describe('tenure ui: the page server', () => {
     req.end();
     closers.push(async () => req.destroy());
     await opened;
+    // Two more pages listening: still the one watch.
+    const more = [request(`${u.url}api/events`), request(`${u.url}api/events`)];
+    for (const r of more) {
+      r.on('error', () => {});
+      r.end();
+      closers.push(async () => r.destroy());
+    }
     await until(() => expect(events.some((e) => e.event === 'overview')).toBe(true));
 
     const lease = await new Mutex(a, '/live/lock', { data: 'first' }).acquire();
