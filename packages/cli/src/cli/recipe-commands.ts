@@ -2,7 +2,7 @@
  * The recipe-aware commands: locks, leaders, groups, services, queues, sessions. Each runs one
  * bounded walk (inspect/) under PATH (default /), `--limit` nodes at most.
  */
-import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
+import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
 import { about } from './command-about.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
 import { formatDuration } from './output.js';
@@ -85,6 +85,9 @@ const sessions: CommandSpec = {
       const { walk: w } = await walk(ctx, { args: [], flags: input.flags });
       words = { ...words, sessions: sessionsOfWalk(w) };
     }
+    // This command's own session is no one's business.
+    const own = sessionHex(ctx.client.sessionId);
+    words = { ...words, sessions: words.sessions.filter((s) => s.sessionId !== own) };
     if (ctx.out.json) {
       ctx.out.document(words);
       return;
