@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { CreateMode, NodeExistsError, type ACL, type Client } from '@tenure/client';
 import { sessionHex } from '../inspect/index.js';
+import { about } from './command-about.js';
 import type { CommandSpec } from './command-spec.js';
 import { aclOf, checkDumpFile, DUMP_FORMAT, DUMP_VERSION, dumpAcl, type DumpFile, type DumpNode } from './dump-format.js';
 import { readSubtree } from './subtree.js';
@@ -27,10 +28,7 @@ export async function dumpTree(client: Client, root: string, limit: number): Pro
 }
 
 const dump: CommandSpec = {
-  name: 'dump',
-  synopsis: 'dump [--limit N] [PATH] --json > tree.json',
-  summary: 'write the tree under PATH (default /) as one JSON document: data base64, ACLs, modes',
-  example: 'tenure dump /app --json > app.json',
+  ...about('dump'),
   options: { limit: { type: 'string' } },
   args: { min: 0, max: 1 },
   async run({ client, out }, { args, flags }) {
@@ -170,10 +168,7 @@ async function readStdin(): Promise<string> {
 }
 
 const importCommand: CommandSpec = {
-  name: 'import',
-  synopsis: 'import [--overwrite] [--ephemerals skip|persistent] FILE [PATH]',
-  summary: "create the nodes of a dump file (- for stdin) at PATH (default the dump's root); ACLs and modes kept",
-  example: 'tenure import app.json /app-copy',
+  ...about('import'),
   options: { overwrite: { type: 'boolean' }, ephemerals: { type: 'string' } },
   args: { min: 1, max: 2 },
   pathArgs: [1],

@@ -2,7 +2,8 @@
  * The recipe-aware commands: locks, leaders, groups, services, queues, sessions. Each runs one
  * bounded walk (inspect/) under PATH (default /), `--limit` nodes at most.
  */
-import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
+import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
+import { about } from './command-about.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
 import { formatDuration } from './output.js';
 import { limitFlag } from './zk-commands.js';
@@ -21,16 +22,12 @@ async function walk(ctx: CommandContext, input: CommandInput): Promise<InspectRe
 function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' | 'queues'>(
   name: string,
   key: K,
-  summary: string,
-  example: string,
-  table: (items: RecipeReport[K]) => { header: string[]; rows: string[][] },
   empty: string,
+  header: string[],
+  rows: (items: RecipeReport[K]) => string[][],
 ): CommandSpec {
   return {
-    name,
-    synopsis: `${name} [--limit N] [PATH]`,
-    summary,
-    example,
+    ...about(name),
     options: LIMIT,
     args: { min: 0, max: 1 },
     async run(ctx, input) {
@@ -44,84 +41,40 @@ function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' |
         ctx.out.line(empty);
         return;
       }
-      const t = table(items);
-      ctx.out.table(t.header, t.rows);
+      ctx.out.table(header, rows(items));
     },
   };
 }
 
-const locks = recipeCommand(
-  'locks',
-  'locks',
-  'each lock (Mutex, ReadWriteLock, Semaphore; Curator or Tenure) with its holder and waiters in queue order',
-  'tenure locks /locks',
-  (items) => ({
-    header: ['LOCK', 'KIND', 'ROLE', 'SESSION', 'TOKEN', 'HELD FOR', 'DATA', 'NODE'],
-    rows: items.flatMap((l) => [
-      ...l.holders.map((h, i) => [l.path, l.kind, 'holder', h.sessionId, h.fencingToken, i === 0 ? formatDuration(l.heldForMs) : formatDuration(l.heldForMs === null ? null : Math.max(0, l.heldForMs - (h.ctime - l.holder!.ctime))), dataText(h.data), h.name]),
-      ...l.waiters.map((w, i) => [l.path, l.kind, `waiter ${i + 1}`, w.sessionId, w.fencingToken, '-', dataText(w.data), w.name]),
-    ]),
-  }),
-  'no locks found',
+const locks = recipeCommand('locks', 'locks', 'no locks found', ['LOCK', 'KIND', 'ROLE', 'SESSION', 'TOKEN', 'HELD FOR', 'DATA', 'NODE'], (items) =>
+  items.flatMap((l) => [
+    ...l.holders.map((h, i) => [l.path, l.kind, 'holder', h.sessionId, h.fencingToken, i === 0 ? formatDuration(l.heldForMs) : formatDuration(l.heldForMs === null ? null : Math.max(0, l.heldForMs - (h.ctime - l.holder!.ctime))), dataText(h.data), h.name]),
+    ...l.waiters.map((w, i) => [l.path, l.kind, `waiter ${i + 1}`, w.sessionId, w.fencingToken, '-', dataText(w.data), w.name]),
+  ]),
 );
 
-const leaders = recipeCommand(
-  'leaders',
-  'elections',
-  'each election (LeaderLatch; LeaderSelector, whose nodes are a mutex’s) with its leader and participants',
-  'tenure leaders /election',
-  (items) => ({
-    header: ['ELECTION', 'KIND', 'ROLE', 'ID', 'SESSION', 'TOKEN', 'FOR', 'NODE'],
-    rows: items.flatMap((e) =>
-      e.participants.map((p, i) => [e.path, e.kind, p.isLeader ? 'leader' : `participant ${i}`, dataText(p.data), p.sessionId, p.fencingToken, p.isLeader ? formatDuration(e.leaderForMs) : '-', p.name]),
-    ),
-  }),
-  'no elections found',
+const leaders = recipeCommand('leaders', 'elections', 'no elections found', ['ELECTION', 'KIND', 'ROLE', 'ID', 'SESSION', 'TOKEN', 'FOR', 'NODE'], (items) =>
+  items.flatMap((e) =>
+    e.participants.map((p, i) => [e.path, e.kind, p.isLeader ? 'leader' : `participant ${i}`, dataText(p.data), p.sessionId, p.fencingToken, p.isLeader ? formatDuration(e.leaderForMs) : '-', p.name]),
+  ),
 );
 
-const groups = recipeCommand(
-  'groups',
-  'groups',
-  'each group (GroupMember: ephemeral children of a path) with its members',
-  'tenure groups /groups',
-  (items) => ({
-    header: ['GROUP', 'MEMBER', 'SESSION', 'DATA'],
-    rows: items.flatMap((g) => g.members.map((m) => [g.path, m.id, m.sessionId, dataText(m.data)])),
-  }),
-  'no groups found',
+const groups = recipeCommand('groups', 'groups', 'no groups found', ['GROUP', 'MEMBER', 'SESSION', 'DATA'], (items) =>
+  items.flatMap((g) => g.members.map((m) => [g.path, m.id, m.sessionId, dataText(m.data)])),
 );
 
-const services = recipeCommand(
-  'services',
-  'services',
-  'the service discovery registry (curator-x-discovery: <base>/<name>/<id> with JSON)',
-  'tenure services',
-  (items) => ({
-    header: ['SERVICE', 'INSTANCE', 'ADDRESS', 'PORT', 'TYPE', 'ENABLED', 'SESSION', 'PATH'],
-    rows: items.flatMap((s) =>
-      s.instances.map((i) => [s.name, i.id, i.address ?? '-', i.port === null ? (i.sslPort === null ? '-' : `ssl ${i.sslPort}`) : String(i.port), i.serviceType, i.enabled ? 'yes' : 'no', i.sessionId, i.path]),
-    ),
-  }),
-  'no services found',
+const services = recipeCommand('services', 'services', 'no services found', ['SERVICE', 'INSTANCE', 'ADDRESS', 'PORT', 'TYPE', 'ENABLED', 'SESSION', 'PATH'], (items) =>
+  items.flatMap((s) =>
+    s.instances.map((i) => [s.name, i.id, i.address ?? '-', i.port === null ? (i.sslPort === null ? '-' : `ssl ${i.sslPort}`) : String(i.port), i.serviceType, i.enabled ? 'yes' : 'no', i.sessionId, i.path]),
+  ),
 );
 
-const queues = recipeCommand(
-  'queues',
-  'queues',
-  'each queue (DistributedQueue family, SimpleDistributedQueue) with its depth and oldest item',
-  'tenure queues /queues',
-  (items) => ({
-    header: ['QUEUE', 'KIND', 'DEPTH', 'OLDEST', 'AGE', 'DATA'],
-    rows: items.map((q) => [q.path, q.kind, String(q.depth), q.oldest?.name ?? '-', formatDuration(q.oldestAgeMs), q.oldest ? dataText(q.oldest.data) : '-']),
-  }),
-  'no queues found',
+const queues = recipeCommand('queues', 'queues', 'no queues found', ['QUEUE', 'KIND', 'DEPTH', 'OLDEST', 'AGE', 'DATA'], (items) =>
+  items.map((q) => [q.path, q.kind, String(q.depth), q.oldest?.name ?? '-', formatDuration(q.oldestAgeMs), q.oldest ? dataText(q.oldest.data) : '-']),
 );
 
 const sessions: CommandSpec = {
-  name: 'sessions',
-  synopsis: 'sessions [--limit N]',
-  summary: 'each session with its client address, timeout and ephemerals (four-letter words cons and dump, where the server allows them)',
-  example: 'tenure sessions',
+  ...about('sessions'),
   options: LIMIT,
   args: { min: 0, max: 0 },
   async run(ctx, input) {
@@ -132,6 +85,9 @@ const sessions: CommandSpec = {
       const { walk: w } = await walk(ctx, { args: [], flags: input.flags });
       words = { ...words, sessions: sessionsOfWalk(w) };
     }
+    // This command's own session is no one's business.
+    const own = sessionHex(ctx.client.sessionId);
+    words = { ...words, sessions: words.sessions.filter((s) => s.sessionId !== own) };
     if (ctx.out.json) {
       ctx.out.document(words);
       return;

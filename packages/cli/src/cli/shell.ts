@@ -112,8 +112,7 @@ export async function runShell(client: Client, options: GlobalOptions, io: Shell
       running = null;
       if (stop) break;
     }
-    if (closed) break;
-    rl.prompt();
+    if (!closed) rl.prompt();
   }
   rl.close();
   return 0;

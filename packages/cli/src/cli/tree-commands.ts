@@ -1,6 +1,7 @@
 /** Beyond zkCli: tree (with data sizes), find PATTERN, watch PATH (a persistent recursive watch). */
 import type { PersistentWatchEvent } from '@tenure/client';
 import { sessionHex } from '../inspect/index.js';
+import { about } from './command-about.js';
 import type { CommandSpec } from './command-spec.js';
 import { formatBytes, jsonText } from './output.js';
 import { readSubtree, type SubtreeNode } from './subtree.js';
@@ -15,10 +16,7 @@ interface TreeJson {
 }
 
 const tree: CommandSpec = {
-  name: 'tree',
-  synopsis: 'tree [--limit N] [PATH]',
-  summary: 'draw the tree under PATH (default /) with each node’s data size',
-  example: 'tenure tree /app',
+  ...about('tree'),
   options: { limit: { type: 'string' } },
   args: { min: 0, max: 1 },
   async run({ client, out }, { args, flags }) {
@@ -83,10 +81,7 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 const find: CommandSpec = {
-  name: 'find',
-  synopsis: 'find [--limit N] PATTERN [PATH]',
-  summary: 'paths under PATH (default /) whose name matches PATTERN (*, ?, **); a PATTERN with / matches whole paths',
-  example: "tenure find '*-lock-*' /locks",
+  ...about('find'),
   options: { limit: { type: 'string' } },
   args: { min: 1, max: 2 },
   pathArgs: [1],
@@ -111,10 +106,7 @@ function eventJson(e: PersistentWatchEvent, at: number): Record<string, unknown>
 }
 
 const watch: CommandSpec = {
-  name: 'watch',
-  synopsis: 'watch PATH',
-  summary: 'print every change under PATH (a persistent recursive watch) until Ctrl-C; --json streams one JSON array',
-  example: 'tenure watch /locks',
+  ...about('watch'),
   args: { min: 1, max: 1 },
   async run({ client, out, signal }, { args }) {
     const path = args[0]!;

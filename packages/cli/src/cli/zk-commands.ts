@@ -2,6 +2,7 @@
 import { CreateMode, NoNodeError, type Client } from '@tenure/client';
 import { decodeData } from '../inspect/index.js';
 import { aclText, parseAcl, statJson, statLines } from './acl-text.js';
+import { about } from './command-about.js';
 import type { CommandSpec, FlagValues } from './command-spec.js';
 import { readSubtree } from './subtree.js';
 import { UsageError } from './usage-error.js';
@@ -35,10 +36,7 @@ const VERSION = { type: 'string', short: 'v' } as const;
 const BASE64 = { type: 'boolean' } as const;
 
 const ls: CommandSpec = {
-  name: 'ls',
-  synopsis: 'ls [-R] [-s] [--limit N] PATH',
-  summary: 'list the children of PATH (-R: every path below it; -s: with the Stat)',
-  example: 'tenure ls -R /locks',
+  ...about('ls'),
   options: { recursive: { type: 'boolean', short: 'R' }, stat: { type: 'boolean', short: 's' }, limit: { type: 'string' } },
   args: { min: 1, max: 1 },
   async run({ client, out }, { args, flags }) {
@@ -62,10 +60,7 @@ const ls: CommandSpec = {
 };
 
 const get: CommandSpec = {
-  name: 'get',
-  synopsis: 'get [-s] PATH',
-  summary: "print PATH's data (UTF-8 text, else base64:…); -s adds the Stat",
-  example: 'tenure get -s /config/app',
+  ...about('get'),
   options: { stat: { type: 'boolean', short: 's' } },
   args: { min: 1, max: 1 },
   async run({ client, out }, { args, flags }) {
@@ -80,10 +75,7 @@ const get: CommandSpec = {
 };
 
 const set: CommandSpec = {
-  name: 'set',
-  synopsis: 'set [-s] [-v VERSION] [--base64] PATH DATA',
-  summary: "set PATH's data (only at VERSION with -v); -s prints the new Stat",
-  example: 'tenure set -v 3 /config/app "mode=fast"',
+  ...about('set'),
   options: { stat: { type: 'boolean', short: 's' }, version: VERSION, base64: BASE64 },
   args: { min: 2, max: 2 },
   validate: ({ args, flags }) => void dataArg(args[1], flags),
@@ -111,10 +103,7 @@ function createMode(flags: FlagValues): { mode: CreateMode; ttlMs?: number } {
 }
 
 const create: CommandSpec = {
-  name: 'create',
-  synopsis: 'create [-e] [-s] [-c] [-t TTL_MS] [-p] [--acl ACL] [--base64] PATH [DATA]',
-  summary: 'create PATH: -e ephemeral, -s sequential, -c container, -t TTL (ms), -p with missing parents',
-  example: 'tenure create -s /queues/jobs/job- "payload"',
+  ...about('create'),
   options: {
     ephemeral: { type: 'boolean', short: 'e' },
     sequential: { type: 'boolean', short: 's' },
@@ -147,10 +136,7 @@ async function deleteNode(client: Client, path: string, flags: FlagValues, recur
 }
 
 const del: CommandSpec = {
-  name: 'delete',
-  synopsis: 'delete [-v VERSION] [--recursive] PATH',
-  summary: 'delete PATH (--recursive: and everything below it)',
-  example: 'tenure delete --recursive /tmp/build-42',
+  ...about('delete'),
   options: { version: VERSION, recursive: { type: 'boolean', short: 'r' } },
   args: { min: 1, max: 1 },
   async run({ client, out }, { args, flags }) {
@@ -160,9 +146,7 @@ const del: CommandSpec = {
 };
 
 const deleteall: CommandSpec = {
-  name: 'deleteall',
-  synopsis: 'deleteall PATH',
-  summary: "zkCli's name for delete --recursive",
+  ...about('deleteall'),
   args: { min: 1, max: 1 },
   async run({ client, out }, { args }) {
     await deleteNode(client, args[0]!, {}, true);
@@ -171,10 +155,7 @@ const deleteall: CommandSpec = {
 };
 
 const stat: CommandSpec = {
-  name: 'stat',
-  synopsis: 'stat PATH',
-  summary: "print PATH's Stat (zxids, versions, owner, sizes)",
-  example: 'tenure stat /locks/orders',
+  ...about('stat'),
   args: { min: 1, max: 1 },
   async run({ client, out }, { args }) {
     const s = await client.exists(args[0]!);
@@ -185,10 +166,7 @@ const stat: CommandSpec = {
 };
 
 const getAcl: CommandSpec = {
-  name: 'getAcl',
-  synopsis: 'getAcl PATH',
-  summary: "print PATH's ACL, one scheme:id:perms per line",
-  example: 'tenure getAcl /config',
+  ...about('getAcl'),
   args: { min: 1, max: 1 },
   async run({ client, out }, { args }) {
     const { acl, stat } = await client.getACL(args[0]!);
@@ -202,10 +180,7 @@ function permsOf(perms: number): string {
 }
 
 const setAcl: CommandSpec = {
-  name: 'setAcl',
-  synopsis: 'setAcl [-v ACL_VERSION] PATH ACL',
-  summary: "set PATH's ACL, e.g. world:anyone:r,digest:admin:<hash>:cdrwa",
-  example: 'tenure setAcl /config world:anyone:r,auth::cdrwa',
+  ...about('setAcl'),
   options: { version: VERSION },
   args: { min: 2, max: 2 },
   validate: ({ args }) => void parseAcl(args[1]!),
