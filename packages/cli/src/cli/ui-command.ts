@@ -1,15 +1,13 @@
 /** `tenure ui`: the web page (src/ui/), served until Ctrl-C. */
 import { startUi, UiOptionsError, DEFAULT_UI_PORT } from '../ui/index.js';
+import { about } from './command-about.js';
 import type { CommandSpec } from './command-spec.js';
 import { UsageError } from './usage-error.js';
 import { intFlag, limitFlag } from './zk-commands.js';
 import { DEFAULT_WALK_LIMIT } from '../inspect/index.js';
 
 const ui: CommandSpec = {
-  name: 'ui',
-  synopsis: 'ui [--port 8181] [--host 127.0.0.1] [--write] [--ui-auth user:password] [--limit N] [PATH]',
-  summary: 'serve a live web page of locks, elections, groups, services, queues, sessions and the tree (read-only unless --write) until Ctrl-C',
-  example: 'tenure --server zk1:2181 ui --port 8181',
+  ...about('ui'),
   options: { port: { type: 'string' }, host: { type: 'string' }, write: { type: 'boolean' }, 'ui-auth': { type: 'string' }, limit: { type: 'string' } },
   args: { min: 0, max: 1 },
   pathArgs: [0],
