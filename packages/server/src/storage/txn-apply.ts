@@ -8,14 +8,33 @@ import type { ACL } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, OpCode, ttlEphemeralOwner } from '@tenure/protocol';
 import { intern } from '../acl-policy.js';
 import { parentOrRoot, type DataTree } from '../data-tree.js';
+import type { ZNode } from '../znode.js';
 import type { Txn, TxnBody, TxnHeader } from './txn-records.js';
 
 const internAcl = (acl: readonly ACL[]): readonly ACL[] => intern(acl.map((a) => ({ perms: a.perms, id: { ...a.id } })));
 
-function create(tree: DataTree, h: TxnHeader, path: string, data: Buffer | null, acl: readonly ACL[], owner: bigint, parentCVersion: number): void {
-  if (tree.get(path) !== undefined || path === '/' || path === '') return;
+/** Moves a parent's cversion (and pzxid) forward only, as DataTree.setCversionPzxid does. */
+function raiseCversion(parent: ZNode, parentCVersion: number, zxid: bigint): void {
+  const target = parentCVersion === -1 ? parent.cversion + 1 : parentCVersion;
+  if (target > parent.cversion) {
+    parent.cversion = target;
+    parent.pzxid = zxid;
+  }
+}
+
+/**
+ * `plainCreate`: a create txn (type 1, alone or in a multi). Replayed over a fuzzy snapshot that
+ * already holds the node, ZooKeeper's processTxn still moves the parent's cversion and pzxid to
+ * the txn's (NODEEXISTS on a create), so a later snapshot's digest and stats agree.
+ */
+function create(tree: DataTree, h: TxnHeader, path: string, data: Buffer | null, acl: readonly ACL[], owner: bigint, parentCVersion: number, plainCreate = false): void {
+  if (path === '/' || path === '') return;
   const parent = tree.get(parentOrRoot(path));
   if (parent === undefined) return;
+  if (tree.get(path) !== undefined) {
+    if (plainCreate) raiseCversion(parent, parentCVersion, h.zxid);
+    return;
+  }
   const prevCversion = parent.cversion;
   const prevPzxid = parent.pzxid;
   tree.create(path, data, internAcl(acl), owner, h.zxid, h.time);
@@ -29,11 +48,23 @@ function create(tree: DataTree, h: TxnHeader, path: string, data: Buffer | null,
   }
 }
 
+/**
+ * A delete as DataTree.deleteNode replays it: the parent's pzxid moves forward even when the child
+ * is already gone (a fuzzy snapshot taken after the delete reached the child but not the parent).
+ */
+function deleteNode(tree: DataTree, path: string, zxid: bigint): void {
+  if (path === '/' || path === '') return;
+  const parent = tree.get(parentOrRoot(path));
+  if (parent === undefined) return;
+  if (tree.get(path) !== undefined) tree.delete(path, zxid);
+  else if (zxid > parent.pzxid) parent.pzxid = zxid;
+}
+
 function applyBody(tree: DataTree, sessions: Map<bigint, number>, h: TxnHeader, b: TxnBody): void {
   switch (b.type) {
     case OpCode.create:
     case OpCode.create2:
-      create(tree, h, b.path, b.data, b.acl, b.ephemeral ? h.clientId : 0n, b.parentCVersion);
+      create(tree, h, b.path, b.data, b.acl, b.ephemeral ? h.clientId : 0n, b.parentCVersion, b.type === OpCode.create);
       return;
     case OpCode.createContainer:
       create(tree, h, b.path, b.data, b.acl, CONTAINER_EPHEMERAL_OWNER, b.parentCVersion);
@@ -43,7 +74,7 @@ function applyBody(tree: DataTree, sessions: Map<bigint, number>, h: TxnHeader, 
       return;
     case OpCode.delete:
     case OpCode.deleteContainer:
-      if (b.path !== '/' && tree.get(b.path) !== undefined) tree.delete(b.path, h.zxid);
+      deleteNode(tree, b.path, h.zxid);
       return;
     case OpCode.setData: {
       const node = tree.get(b.path);
@@ -60,11 +91,14 @@ function applyBody(tree: DataTree, sessions: Map<bigint, number>, h: TxnHeader, 
       return;
     case OpCode.closeSession: {
       const paths = b.paths2Delete ?? [...(tree.ephemerals.get(h.clientId) ?? [])];
-      for (const p of paths) if (tree.get(p) !== undefined) tree.delete(p, h.zxid);
+      for (const p of paths) deleteNode(tree, p, h.zxid);
       sessions.delete(h.clientId);
       return;
     }
     case OpCode.multi:
+      // A failed multi is logged with the txns of the ops before the failing one, then error
+      // txns; ZooKeeper's DataTree.processTxn applies none of them when any is an error.
+      if (b.txns.some((sub) => sub.type === OpCode.error)) return;
       for (const sub of b.txns) applyBody(tree, sessions, h, sub);
       return;
     case OpCode.check:
