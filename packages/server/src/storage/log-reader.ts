@@ -46,6 +46,17 @@ export function validRecordAfter(buf: Buffer, from: number): boolean {
   return false;
 }
 
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** Whether every byte from `from` to the end is 0 (memcmp over chunks: the preallocated tail can be large). */
+function zerosFrom(buf: Buffer, from: number): boolean {
+  for (let o = from; o < buf.length; o += ZEROS.length) {
+    const end = Math.min(buf.length, o + ZEROS.length);
+    if (buf.compare(ZEROS, 0, end - o, o, end) !== 0) return false;
+  }
+  return true;
+}
+
 export function readLogBuffer(file: DataFile, buf: Buffer): LogContents {
   const size = buf.length;
   if (size < FILE_HEADER_BYTES) return { file, txns: [], tornAt: 0, end: 0, size };
@@ -57,10 +68,15 @@ export function readLogBuffer(file: DataFile, buf: Buffer): LogContents {
   const txns: Txn[] = [];
   let off = FILE_HEADER_BYTES;
   for (;;) {
-    if (off + 12 > size) break; // the end of the file
-    const len = buf.readInt32BE(off + 8);
-    if (len === 0) break; // preallocated zeros: the end (ZooKeeper reads an empty entry as EOF)
     const bad = (): LogContents => ({ file, txns, tornAt: off, end: off, size });
+    // The end: the end of the file, or a zero length in the preallocated zeros (ZooKeeper reads
+    // an empty entry as EOF). Anything but zeros from there on is a damaged record, not the end:
+    // a length overwritten with 0 must not hide the records after it.
+    if (off + 12 > size || buf.readInt32BE(off + 8) === 0) {
+      if (!zerosFrom(buf, off)) return bad();
+      break;
+    }
+    const len = buf.readInt32BE(off + 8);
     if (len < 0 || off + 12 + len >= size || buf[off + 12 + len] !== 0x42) return bad();
     const crc = buf.readBigInt64BE(off);
     if (crc !== BigInt(adler32(buf, off + 12, off + 12 + len))) return bad();

@@ -104,7 +104,8 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
         throw new DataDirCorruptError(files[i]!.path, contents.tornAt, 'a damaged record with valid records after it');
       }
       if (!options.readOnly) {
-        if (contents.tornAt < 16) unlinkSync(files[i]!.path);
+        // A file left without records goes: the next txn's log takes its name (log.<next zxid>).
+        if (contents.tornAt <= 16 || contents.txns.length === 0) unlinkSync(files[i]!.path);
         else cutTail(files[i]!.path, contents.tornAt);
         for (const f of files.slice(i + 1)) unlinkSync(f.path);
       }
