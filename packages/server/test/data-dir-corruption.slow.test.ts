@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateMode, OPEN_ACL_UNSAFE, OpCode, type ACL } from '@tenure/protocol';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { TenureServerProcess, fourLetterWord } from '@tenure/testing';
 import { createEmbeddedServer, type EmbeddedServer } from '../src/index.js';
 import { DataDirCorruptError } from '../src/storage/storage-errors.js';
 import { open } from './harness.js';
@@ -242,3 +243,51 @@ test(`recovery with one damaged byte: ${CASES} seeded cases (seed ${SEED}) start
   console.log(`data-dir corruption, seed ${SEED}: ${JSON.stringify(counts)}; damaged files: ${JSON.stringify(byFile)}\n${cases.join('\n')}`);
   expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(CASES);
 }, 300_000);
+
+/** A copy of the pristine dir with one byte of `file` changed; returns the dir and the file's path. */
+function damagedCopy(name: string, file: string, pos: number): { dir: string; path: string } {
+  const copy = join(root, name);
+  const from = join(pristine, 'version-2');
+  mkdirSync(join(copy, 'version-2'), { recursive: true });
+  for (const n of readdirSync(from)) copyFileSync(join(from, n), join(copy, 'version-2', n));
+  const path = join(copy, 'version-2', file);
+  const bytes = readFileSync(path);
+  bytes[pos]! ^= 0x5a;
+  writeFileSync(path, bytes);
+  return { dir: copy, path };
+}
+
+test('the tenure-server process: damage in the middle exits 1 with a fatal log line naming the file and offset; a damaged last record is cut and it serves', async () => {
+  const logs = readdirSync(join(pristine, 'version-2')).filter((n) => n.startsWith('log.')).sort(byZxid);
+  const last = logs[logs.length - 1]!;
+  const recs = logRecords(readFileSync(join(pristine, 'version-2', last)));
+  expect(recs.length).toBeGreaterThan(2);
+
+  const middle = damagedCopy('process-middle', last, recs[1]!.start + 14);
+  const refused = TenureServerProcess.spawn({ args: ['--data-dir', middle.dir] });
+  const exit = await refused.exited;
+  expect(exit.code).toBe(1);
+  const fatal = refused.logs.find((l) => l.level === 60);
+  expect(fatal?.msg).toBe('tenure-server could not start');
+  const err = fatal?.err as { type: string; file: string; offset: number; message: string };
+  expect(err).toMatchObject({ type: 'DataDirCorruptError', file: middle.path, offset: recs[1]!.start });
+  expect(err.message).toContain(`${middle.path} is corrupt at offset ${recs[1]!.start}`);
+
+  const tail = damagedCopy('process-tail', last, recs[recs.length - 1]!.start + 14);
+  const server = await TenureServerProcess.start({ args: ['--data-dir', tail.dir, '--4lw-whitelist', 'srvr'] });
+  try {
+    expect(server.logs.filter((l) => l.level >= 50)).toEqual([]);
+    expect(await fourLetterWord('127.0.0.1', server.port, 'srvr')).toMatch(/^Zxid: 0x/m);
+  } finally {
+    const stopped = await server.stop();
+    expect(stopped, server.stderr).toMatchObject({ code: 0 });
+  }
+  expect(statSync(tail.path).size).toBe(recs[recs.length - 1]!.start); // the damaged record was cut off
+}, 60_000);
+
+test('the tenure-server process: a clientPortAddress that does not resolve exits 1 naming the address', async () => {
+  const p = TenureServerProcess.spawn({ args: ['--host', 'no-such-host.invalid'] });
+  expect((await p.exited).code).toBe(1);
+  const fatal = p.logs.find((l) => l.level === 60);
+  expect(JSON.stringify(fatal)).toContain('no-such-host.invalid');
+}, 60_000);

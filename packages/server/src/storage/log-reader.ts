@@ -70,10 +70,10 @@ export function readLogBuffer(file: DataFile, buf: Buffer): LogContents {
   for (;;) {
     const bad = (): LogContents => ({ file, txns, tornAt: off, end: off, size });
     // The end: the end of the file, or a zero length in the preallocated zeros (ZooKeeper reads
-    // an empty entry as EOF). Anything but zeros from there on is a damaged record, not the end:
-    // a length overwritten with 0 must not hide the records after it.
+    // an empty entry as EOF). But a length overwritten with 0 must not hide the records after it:
+    // when a valid record follows, this is a damaged record (stray bytes in the zeros are not).
     if (off + 12 > size || buf.readInt32BE(off + 8) === 0) {
-      if (!zerosFrom(buf, off)) return bad();
+      if (!zerosFrom(buf, off) && validRecordAfter(buf, off + 1)) return bad();
       break;
     }
     const len = buf.readInt32BE(off + 8);
