@@ -288,6 +288,28 @@ function checkZooKeeperDigests(dataDir: string): { equal: number; racy: number }
   return out;
 }
 
+/**
+ * ZooKeeper 3.8 appends to each logged txn the digest the tree will have after it. Replaying the
+ * whole log from the first snapshot with our replay (txn-apply.ts), the tree digest after every
+ * txn must equal it: every kind of txn applied as ZooKeeper applies it. Returns the txns compared.
+ */
+function checkTxnDigests(dataDir: string): number {
+  const dir = join(dataDir, 'version-2');
+  const first = listFiles(dir, 'snapshot')[0]!;
+  const { tree, sessions } = decodeSnapshot(readFileSync(first.path), true);
+  let compared = 0;
+  for (const f of listFiles(dir, 'log')) {
+    for (const t of readLogFile(f).txns) {
+      if (t.header.zxid <= first.zxid) continue;
+      applyTxn(tree, sessions, t);
+      if (t.digest === undefined) continue;
+      expect({ zxid: t.header.zxid, type: t.header.type, digest: treeDigest(tree) }).toEqual({ zxid: t.header.zxid, type: t.header.type, digest: t.digest.treeDigest });
+      compared++;
+    }
+  }
+  return compared;
+}
+
 describe("the data dir in ZooKeeper 3.8's format", () => {
   test('ZooKeeper writes, tenure-server serves the same dir with an equal dump', async () => {
     const dataDir = tempDir();
@@ -308,8 +330,12 @@ describe("the data dir in ZooKeeper 3.8's format", () => {
       expect(onDisk.filter((n) => n.startsWith('snapshot.')).length).toBeGreaterThan(1);
       expect(onDisk.filter((n) => n.startsWith('log.')).length).toBeGreaterThan(1);
       const digests = checkZooKeeperDigests(dataDir);
-      console.log(`ZooKeeper's snapshot digests: ${digests.equal} equal to ours, ${digests.racy} written while a txn was being applied (not compared)`);
+      const txnDigests = checkTxnDigests(dataDir);
+      console.log(
+        `ZooKeeper's digests: ${txnDigests} txn digests and ${digests.equal} snapshot digests equal to ours; ${digests.racy} snapshots written while a txn was being applied (not compared)`,
+      );
       expect(digests.equal).toBeGreaterThan(1);
+      expect(txnDigests).toBeGreaterThan(300);
 
       const tenure = await TenureServerProcess.start({ args: tenureArgs(dataDir) });
       try {
