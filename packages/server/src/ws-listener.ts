@@ -93,6 +93,8 @@ class WebSocketConnection implements ConnectionSink {
   private readonly abort = new AbortController();
   private readonly handshakeTimer: NodeJS.Timeout;
   private paused = false;
+  /** An oversized frame was handed to the pipeline, which closes the connection: later input is dropped. */
+  private refused = false;
   private readonly server: FrontDoor;
 
   constructor(
@@ -116,12 +118,12 @@ class WebSocketConnection implements ConnectionSink {
   // ---- input ----
 
   private onMessage(data: Buffer, isBinary: boolean): void {
-    if (this.phase === 'closed') return;
+    if (this.phase === 'closed' || this.refused) return;
     try {
       const problem = frameProblem(data, isBinary, this.server.limits.maxBufferBytes);
       if (problem === 'length' && this.phase === 'open') {
-        // As on TCP: the connection closes through the pipeline, after the replies before it.
-        this.pause();
+        // As on TCP: the request pipeline (and its faults) closes the connection; nothing after it is read.
+        this.refused = true;
         this.server.receive(this.conn!, null, { xid: 0, op: 0 } satisfies ReplyTo, true);
         return;
       }
@@ -236,6 +238,8 @@ class WebSocketConnection implements ConnectionSink {
     this.phase = 'closed';
     this.conn = undefined;
     this.abort.abort();
+    // Read again, or the peer's answer to our close frame is never seen.
+    if (this.paused) this.ws.resume();
     // Queued after every frame already sent: the peer reads them all, then the close.
     this.ws.close(1000, reason.message.slice(0, 120));
   }
