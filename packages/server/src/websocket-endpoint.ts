@@ -4,7 +4,9 @@
  * checks browser origins, bounds message size, and pings every peer so that a dead one is closed;
  * and the rule that a message carries exactly one ZooKeeper frame.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TlsOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -48,6 +50,7 @@ export class WebSocketEndpoint {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly path: string;
+  private readonly scheme: 'ws' | 'wss';
   private readonly origins: ReadonlySet<string> | undefined;
   private readonly answered = new WeakMap<WebSocket, boolean>();
   private readonly pinger: NodeJS.Timeout;
@@ -61,6 +64,8 @@ export class WebSocketEndpoint {
     maxPayload: number,
     private readonly logger: Logger | undefined,
     private readonly onConnection: (socket: WebSocket, request: IncomingMessage) => void,
+    /** Serve `wss://` (HTTPS) with these options; plain `ws://` without. */
+    tls?: TlsOptions,
   ) {
     this.path = options.path ?? DEFAULT_WEBSOCKET_PATH;
     if (!this.path.startsWith('/')) throw new TypeError(`webSocket.path must start with '/', got ${JSON.stringify(this.path)}`);
@@ -68,9 +73,11 @@ export class WebSocketEndpoint {
     const pingMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     if (!(pingMs > 0)) throw new RangeError(`webSocket.pingIntervalMs must be > 0, got ${pingMs}`);
     this.wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: true });
-    this.http = createServer((_req, res) => {
+    const notUpgraded = (_req: IncomingMessage, res: ServerResponse): void => {
       res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end('WebSocket only\n');
-    });
+    };
+    this.scheme = tls === undefined ? 'ws' : 'wss';
+    this.http = tls === undefined ? createServer(notUpgraded) : createHttpsServer(tls, notUpgraded);
     this.http.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
     this.http.on('clientError', (_err, socket) => socket.destroy());
     this.http.on('error', (err) => this.logger?.warn({ err }, 'WebSocket endpoint error'));
@@ -87,7 +94,7 @@ export class WebSocketEndpoint {
         this.http.off('error', onError);
         const a = this.http.address() as AddressInfo;
         const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-        resolve({ ...a, connectString: `${h}:${a.port}`, url: `ws://${h}:${a.port}${this.path}` });
+        resolve({ ...a, connectString: `${h}:${a.port}`, url: `${this.scheme}://${h}:${a.port}${this.path}` });
       });
     });
   }

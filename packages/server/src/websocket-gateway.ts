@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
+import type { TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { FrameReader, frame } from '@tenure/protocol';
 import type { Logger } from './options.js';
@@ -29,6 +30,8 @@ export interface WebSocketGatewayOptions extends WebSocketEndpointOptions, BindO
   maxFrameBytes?: number;
   /** A server that does not accept the TCP connection by then is given up on. Default 10,000 ms. */
   connectTimeoutMs?: number;
+  /** Serve `wss://` with these options (`key`, `cert`, `ca`, `requestCert`, ...); plain `ws://` without. */
+  tls?: TlsOptions;
   logger?: Logger;
 }
 
@@ -57,7 +60,7 @@ export async function createWebSocketGateway(options: WebSocketGatewayOptions): 
   const endpoint = new WebSocketEndpoint(options, maxFrameBytes + 4, logger, (ws, req) => {
     const target = targets[next++ % targets.length]!;
     carry(ws, req, target, maxFrameBytes, connectTimeoutMs, logger);
-  });
+  }, options.tls);
   const address = await endpoint.listen(options);
   return {
     address,

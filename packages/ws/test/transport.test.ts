@@ -192,3 +192,21 @@ describe('the core takes any WebSocket constructor', () => {
     }
   });
 });
+
+describe('beside a TCP listener', () => {
+  test('a client over TCP and one over WebSocket share a server: a watch set over WebSocket fires on a TCP write', async () => {
+    await using server = createEmbeddedServer({ tickMs: 200 });
+    const tcp = await server.listen();
+    const { url } = await server.listen({ webSocket: {} });
+    await using overTcp = createClient({ connectString: tcp.connectString, sessionTimeoutMs: 4000 });
+    await using overWs = createClient({ transport: webSocket(url), sessionTimeoutMs: 4000 });
+    await Promise.all([overTcp.start(), overWs.start()]);
+    await overTcp.create('/shared', Buffer.from('1'));
+    let fire!: (e: unknown) => void;
+    const fired = new Promise<unknown>((resolve) => (fire = resolve));
+    await overWs.getData('/shared', { watch: (e: unknown) => fire(e) });
+    await overTcp.setData('/shared', Buffer.from('2'));
+    expect(await fired).toMatchObject({ path: '/shared' });
+    expect((await overWs.getData('/shared')).data.toString()).toBe('2');
+  });
+});
