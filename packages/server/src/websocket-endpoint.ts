@@ -5,6 +5,7 @@
  * and the rule that a message carries exactly one ZooKeeper frame.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
@@ -85,18 +86,12 @@ export class WebSocketEndpoint {
     this.pinger.unref();
   }
 
-  listen(options: BindOptions): Promise<WebSocketAddress> {
-    const host = options.host ?? '127.0.0.1';
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
-      this.http.once('error', onError);
-      this.http.listen({ port: options.port ?? 0, host, backlog: options.backlog }, () => {
-        this.http.off('error', onError);
-        const a = this.http.address() as AddressInfo;
-        const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-        resolve({ ...a, connectString: `${h}:${a.port}`, url: `${this.scheme}://${h}:${a.port}${this.path}` });
-      });
-    });
+  async listen(options: BindOptions): Promise<WebSocketAddress> {
+    this.http.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: options.backlog });
+    await once(this.http, 'listening'); // rejects with the server's 'error' (e.g. EADDRINUSE)
+    const bound = this.http.address() as AddressInfo;
+    const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+    return { ...bound, connectString: `${host}:${bound.port}`, url: `${this.scheme}://${host}:${bound.port}${this.path}` };
   }
 
   /** Open WebSocket connections. */

@@ -11,31 +11,14 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import {
-  AbortError,
-  ErrorCode,
-  ProtocolError,
-  connectRequestHasReadOnly,
-  decodeConnectRequest,
-  decodeRequest,
-  encodeConnectResponse,
-  encodeNotificationFrame,
-  encodeReplyFrame,
-  frame,
-  type CloseReason,
-  type Reply,
-  type WatcherEvent,
-} from '@tenure/protocol';
+import { AbortError, ErrorCode, ProtocolError, frame } from '@tenure/protocol';
+import { connectRequestHasReadOnly, decodeConnectRequest, decodeRequest, encodeConnectResponse, encodeNotificationFrame, encodeReplyFrame } from '@tenure/protocol';
+import type { CloseReason, Reply, WatcherEvent } from '@tenure/protocol';
 import type { AcceptResult, FrontDoor } from './front-door.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
 import type { ListenOptions } from './tcp-listener.js';
-import {
-  WebSocketEndpoint,
-  frameProblem,
-  messageBuffer,
-  type WebSocketAddress,
-  type WebSocketEndpointOptions,
-} from './websocket-endpoint.js';
+import { WebSocketEndpoint, frameProblem, messageBuffer } from './websocket-endpoint.js';
+import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 
 /** A connection whose peer does not read stops being read once this much output is queued. */
 const WRITE_HIGH_WATER = 4 * 1024 * 1024;

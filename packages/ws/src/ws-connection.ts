@@ -6,32 +6,9 @@
  * No timers and no retries (the client owns them), and no `node:` import: this file runs in Node
  * over `ws` and in browsers over the global WebSocket alike (see websocket-like.ts).
  */
-import {
-  AbortError,
-  ConnectionLossError,
-  KeeperError,
-  OpCode,
-  ProtocolError,
-  REPLY_HEADER_BYTES,
-  Xid,
-  decodeConnectResponse,
-  decodeReply,
-  decodeReplyHeader,
-  decodeWatcherEvent,
-  encodeConnectRequest,
-  encodeRequestFrame,
-  frame,
-} from '@tenure/protocol';
-import type {
-  CloseReason,
-  ConnectParams,
-  ConnectResult,
-  Connection,
-  ConnectionHandlers,
-  Reply,
-  Request,
-  ResponseFor,
-} from '@tenure/protocol';
+import { AbortError, ConnectionLossError, KeeperError, OpCode, ProtocolError, REPLY_HEADER_BYTES, Xid } from '@tenure/protocol';
+import { decodeConnectResponse, decodeReply, decodeReplyHeader, decodeWatcherEvent, encodeConnectRequest, encodeRequestFrame, frame } from '@tenure/protocol';
+import type { CloseReason, ConnectParams, ConnectResult, Connection, ConnectionHandlers, Reply, Request, ResponseFor } from '@tenure/protocol';
 import { messageBytes, type OpenWebSocket, type WebSocketLike } from './websocket-like.js';
 
 /** A request waiting for its reply. */
@@ -93,16 +70,8 @@ class WebSocketConnection implements Connection {
     private handshake: Handshake | undefined,
   ) {
     // Encoded before the socket exists, so bad params throw without opening anything.
-    const hello = frame(
-      encodeConnectRequest({
-        protocolVersion: 0,
-        lastZxidSeen: params.lastZxidSeen,
-        timeOut: params.timeoutMs,
-        sessionId: params.sessionId,
-        passwd: params.passwd,
-        readOnly: params.readOnly,
-      }),
-    );
+    const { lastZxidSeen, timeoutMs: timeOut, sessionId, passwd, readOnly } = params;
+    const hello = frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen, timeOut, sessionId, passwd, readOnly }));
     this.signal = params.signal;
     try {
       this.socket = open(server);
