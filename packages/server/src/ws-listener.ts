@@ -17,7 +17,7 @@ import type { CloseReason, Reply, WatcherEvent } from '@tenure/protocol';
 import type { AcceptResult, FrontDoor } from './front-door.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
 import type { ListenOptions } from './tcp-listener.js';
-import { WebSocketEndpoint, frameProblem, messageBuffer } from './websocket-endpoint.js';
+import { WebSocketEndpoint, batchWrites, frameProblem, messageBuffer } from './websocket-endpoint.js';
 import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 
 /** A connection whose peer does not read stops being read once this much output is queued. */
@@ -79,6 +79,8 @@ class WebSocketConnection implements ConnectionSink {
   /** An oversized frame was handed to the pipeline, which closes the connection: later input is dropped. */
   private refused = false;
   private readonly server: FrontDoor;
+  /** Corks the socket until the end of the microtask: a flush's frames leave in one write. */
+  private readonly batch: () => void;
 
   constructor(
     private readonly listener: WebSocketListener,
@@ -87,6 +89,7 @@ class WebSocketConnection implements ConnectionSink {
     handshakeTimeoutMs: number,
   ) {
     this.server = listener.server;
+    this.batch = batchWrites(ws);
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data, isBinary) => this.onMessage(messageBuffer(data), isBinary));
     ws.on('error', (err) => {
@@ -230,6 +233,7 @@ class WebSocketConnection implements ConnectionSink {
   // ---- output and flow ----
 
   private write(bytes: Buffer): void {
+    this.batch();
     this.ws.send(bytes, this.afterWrite);
     if (!this.paused && this.ws.bufferedAmount > WRITE_HIGH_WATER) this.pause();
   }

@@ -49,8 +49,34 @@ export function webSocket(urls: string | readonly string[], options: WebSocketTr
         perMessageDeflate: false,
       });
       socket.binaryType = 'nodebuffer';
-      return socket as unknown as WebSocketLike;
+      return batchingSends(socket);
     },
     { maxFrameBytes },
   );
+}
+
+/**
+ * Requests sent in one synchronous burst (e.g. Promise.all of many) leave in one writev, as on the
+ * ZooKeeper transport: the socket under `ws` (its `_socket`, there once open; `ws` has no batching
+ * call) is corked until the end of the microtask. Still one frame per message.
+ */
+function batchingSends(socket: WebSocket): WebSocketLike {
+  const send = socket.send.bind(socket);
+  let corked: { uncork(): void } | undefined;
+  const release = (): void => {
+    const s = corked;
+    corked = undefined;
+    s?.uncork();
+  };
+  const like = socket as unknown as WebSocketLike;
+  like.send = (data: Uint8Array): void => {
+    const raw = (socket as unknown as { _socket?: { cork(): void; uncork(): void } | null })._socket;
+    if (corked === undefined && raw != null) {
+      raw.cork();
+      corked = raw;
+      queueMicrotask(release);
+    }
+    send(data);
+  };
+  return like;
 }
