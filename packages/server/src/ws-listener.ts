@@ -10,6 +10,7 @@
  * message that is not exactly one frame, an undecodable handshake or request header.
  */
 import type { IncomingMessage } from 'node:http';
+import type { TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { AbortError, ErrorCode, ProtocolError, frame } from '@tenure/protocol';
 import { connectRequestHasReadOnly, decodeConnectRequest, decodeRequest, encodeConnectResponse, encodeNotificationFrame, encodeReplyFrame } from '@tenure/protocol';
@@ -38,9 +39,11 @@ export class WebSocketListener {
   constructor(
     readonly server: FrontDoor,
     options: WebSocketEndpointOptions = {},
+    /** Serve `wss://` with these options (HTTPS); plain `ws://` without. */
+    tls?: TlsOptions,
   ) {
     // A message is one frame: its 4-byte length prefix plus at most maxBufferBytes.
-    this.endpoint = new WebSocketEndpoint(options, server.limits.maxBufferBytes + 4, server.logger, (ws, req) => this.adopt(ws, req));
+    this.endpoint = new WebSocketEndpoint(options, server.limits.maxBufferBytes + 4, server.logger, (ws, req) => this.adopt(ws, req), tls);
   }
 
   listen(options: ListenOptions = {}): Promise<WebSocketAddress> {

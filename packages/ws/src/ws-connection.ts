@@ -225,7 +225,8 @@ class WebSocketConnection implements Connection {
     this.phase = 'closed';
     this.signal?.removeEventListener('abort', this.onAbort);
     try {
-      this.socket.close(reason.kind === 'protocol' ? 1002 : 1000);
+      // 4002 (application range) marks a protocol error: browsers refuse 1002 from a script.
+      this.socket.close(reason.kind === 'protocol' ? 4002 : 1000);
     } catch {
       // Already closing: nothing to do.
     }

@@ -8,6 +8,8 @@ import { createEmbeddedServer, createWebSocketGateway, type EmbeddedServer, type
 import { createClient } from '@tenure/client';
 import { webSocket, type WebSocketTransportOptions } from '@tenure/ws';
 import { makeCerts, type TestCerts } from './certs.js';
+// Not exported: `server.listen({ tls, webSocket })` will construct it so once the listener takes `tls`.
+import { WebSocketListener } from '../../server/src/ws-listener.js';
 
 const params: ConnectParams = { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 10_000, readOnly: false };
 const handlers = { onEvent: () => undefined, onClose: () => undefined };
@@ -75,5 +77,18 @@ describe('wss://', () => {
     if (r.kind !== 'connected') throw new Error('expired');
     expect((await r.connection.send({ type: OpCode.exists, path: '/', watch: false })).err).toBe(0);
     r.connection.close();
+  });
+});
+
+describe('the embedded server\'s WebSocket listener over TLS', () => {
+  test('serves wss:// on the same front door', async () => {
+    const listener = new WebSocketListener(server, {}, { key: certs.serverKey, cert: certs.serverCert });
+    try {
+      const { url, port } = await listener.listen({});
+      expect(url).toBe(`wss://127.0.0.1:${port}/zookeeper`);
+      expect(await attempt(`wss://localhost:${port}/zookeeper`, { tls: { ca: certs.ca } })).toBe('connected');
+    } finally {
+      await listener.close();
+    }
   });
 });
