@@ -4,6 +4,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Whether the openssl command is here (Debian's `openssl` package); the wss:// tests skip without it. */
+export function opensslAvailable(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface TestCerts {
   ca: Buffer;
   serverKey: Buffer;
