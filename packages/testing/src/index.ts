@@ -18,3 +18,5 @@ export { eventually, sleep } from './eventually.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
 export { ZooKeeperSuite } from './zookeeper-suite.js';
 export { SaslZooKeeper, type SaslZooKeeperOptions } from './zookeeper-sasl.js';
+export { launchChromium, findChromium, CHROMIUM_FLAGS, ChromiumUnavailableError } from './chromium.js';
+export type { ChromiumHandle, LaunchChromiumOptions } from './chromium.js';

@@ -1,0 +1,32 @@
+/**
+ * The browser entries carry no Node built-in: each package a browser needs is bundled with esbuild
+ * for platform 'browser' (so the "browser" export conditions are chosen, as an application's
+ * bundler chooses them), and any `node:` import, bare built-in or `ws` fails the test with the
+ * module that made it. The bundles must also leave @tenure/zookeeper (TCP) out.
+ */
+import { describe, expect, test } from 'vitest';
+import { bundleForBrowser } from './bundle.js';
+
+/** Everything a browser needs for a client over WebSocket, and the recipes over that client. */
+const PACKAGES = ['protocol', 'client', 'ws', 'locks', 'nodes', 'cache', 'group', 'leader', 'barriers', 'counters', 'queues'];
+
+describe('browser entries bundle without Node built-ins', () => {
+  test.each(PACKAGES)('@tenure/%s', async (name) => {
+    const bundle = await bundleForBrowser(`export * from '@tenure/${name}';`);
+    expect(bundle.forbidden).toEqual([]);
+    expect(bundle.inputs.filter((f) => f.includes('packages/zookeeper/') || f.includes('packages/server/'))).toEqual([]);
+    expect(bundle.code.length).toBeGreaterThan(0);
+  });
+
+  test('the client and ws bundles take their browser entries', async () => {
+    const bundle = await bundleForBrowser(`export { createClient } from '@tenure/client'; export { webSocket } from '@tenure/ws';`);
+    expect(bundle.inputs).toContain('packages/client/src/browser.ts');
+    expect(bundle.inputs).toContain('packages/ws/src/browser.ts');
+    expect(bundle.inputs).not.toContain('packages/client/src/create-client.ts');
+  });
+
+  test('the check catches a node: import (it is not vacuous)', async () => {
+    const bundle = await bundleForBrowser(`export * from '@tenure/zookeeper';`);
+    expect(bundle.forbidden.map((f) => f.specifier)).toContain('node:net');
+  });
+});
