@@ -1,0 +1,117 @@
+/**
+ * @tenure/client with @tenure/ws in a real browser: a page bundled with esbuild (the browser
+ * entries, `Buffer` from the `buffer` package) runs in headless Chromium (Debian's `chromium`,
+ * driven by puppeteer-core) and takes a Mutex on the embedded server over WebSocket, while a Node
+ * client waits for the same lock over TCP. The page releases; the Node client gets the lock.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createClient } from '@tenure/client';
+import { Mutex } from '@tenure/locks';
+import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
+import { eventually, launchChromium, sleep, type ChromiumHandle } from '@tenure/testing';
+import { bundleForBrowser, repoRoot } from './bundle.js';
+
+const LOCK = '/locks/browser';
+
+/** What the page exposes on globalThis (see page/mutex-page.ts). */
+interface PageApi {
+  connect(url: string): Promise<{ sessionId: string; states: string[] }>;
+  acquire(path: string): Promise<{ token: string; node: string }>;
+  release(): Promise<void>;
+  close(): Promise<{ closed: boolean; states: string[] }>;
+}
+declare const tenure: PageApi;
+
+const HTML = `<!doctype html><meta charset="utf-8"><title>tenure</title><link rel="icon" href="data:,"><p id="status">loading</p><script type="module" src="/page.js"></script>`;
+
+/** Serves the page and its bundle on 127.0.0.1 (a secure context, as localhost is). */
+async function servePage(script: string): Promise<{ http: Server; origin: string }> {
+  const http = createServer((req, res) => {
+    if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(HTML);
+    else if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return { http, origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+}
+
+describe('a browser client over WebSocket', () => {
+  let server: EmbeddedServer;
+  let chromium: ChromiumHandle;
+  let http: Server;
+  let origin: string;
+  let script: string;
+
+  beforeAll(async () => {
+    const bundle = await bundleForBrowser(`import './test/browser/page/mutex-page.ts';`, {
+      inject: [`${repoRoot}test/browser/page/buffer-shim.ts`],
+    });
+    expect(bundle.forbidden).toEqual([]);
+    script = bundle.code;
+    ({ http, origin } = await servePage(script));
+    server = createEmbeddedServer();
+    chromium = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await new Promise((resolve) => http?.close(resolve));
+    await server?.close();
+  });
+
+  test('the page holds a Mutex while a Node client waits for it; the page releases, Node gets it', async () => {
+    // Only the page's origin may open a browser WebSocket; the Node clients send no Origin.
+    const { url } = await server.listen({ port: 0, host: '127.0.0.1', webSocket: { path: '/zookeeper', origins: [origin] } });
+    const { connectString } = await server.listen({ port: 0, host: '127.0.0.1' });
+
+    const page = await chromium.browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(`pageerror: ${String(err)}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warn') problems.push(`console.${msg.type()}: ${msg.text()}`);
+    });
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', { timeout: 20_000 });
+
+    const session = await page.evaluate((u) => tenure.connect(u), url);
+    expect(session.states).toEqual(['CONNECTED']);
+    expect(BigInt(session.sessionId)).not.toBe(0n);
+
+    const held = await page.evaluate((p) => tenure.acquire(p), LOCK);
+    expect(held.node.startsWith(`${LOCK}/_c_`)).toBe(true);
+    expect(await page.$eval('#status', (el) => el.textContent)).toBe(`holding ${held.token}`);
+
+    await using node = createClient({ connectString });
+    await node.start();
+    // The browser's node is the server's, under the browser's session.
+    expect((await node.exists(held.node))?.ephemeralOwner.toString()).toBe(session.sessionId);
+
+    const mutex = new Mutex(node, LOCK);
+    let granted = false;
+    const waiting = mutex.acquire({ timeoutMs: 60_000 }).then((lease) => {
+      granted = true;
+      return lease;
+    });
+    await eventually(async () => (await node.getChildren(LOCK)).children.length === 2, 20_000, 'the Node client queued');
+    await sleep(300);
+    expect(granted).toBe(false); // queued behind the page
+
+    await page.evaluate(() => tenure.release());
+    expect(await page.$eval('#status', (el) => el.textContent)).toBe('released');
+    const lease = await waiting;
+    expect(lease.fencingToken).toBeGreaterThan(BigInt(held.token));
+    expect((await node.getChildren(LOCK)).children).toEqual([lease.path.slice(LOCK.length + 1)]);
+    await lease.release();
+    await mutex.close();
+
+    // One session throughout: no SUSPENDED, no reconnect.
+    expect(await page.evaluate(() => tenure.close())).toEqual({ closed: true, states: ['CONNECTED'] });
+    expect(await page.$eval('#status', (el) => el.textContent)).toBe('closed');
+    // The browser's session ended with its close: only the Node client's is left.
+    expect(server.sessions().map((s) => s.sessionId.toString())).not.toContain(session.sessionId);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
