@@ -5,7 +5,7 @@
  * module that made it. The bundles must also leave @tenure/zookeeper (TCP) out.
  */
 import { describe, expect, test } from 'vitest';
-import { bundleForBrowser } from './bundle.js';
+import { bundleForBrowser, readmeSnippet, repoRoot } from './bundle.js';
 
 /** Everything a browser needs for a client over WebSocket, and the recipes over that client. */
 const PACKAGES = ['protocol', 'client', 'ws', 'locks', 'nodes', 'cache', 'group', 'leader', 'barriers', 'counters', 'queues'];
@@ -28,5 +28,11 @@ describe('browser entries bundle without Node built-ins', () => {
   test('the check catches a node: import (it is not vacuous)', async () => {
     const bundle = await bundleForBrowser(`export * from '@tenure/zookeeper';`);
     expect(bundle.forbidden.map((f) => f.specifier)).toContain('node:net');
+  });
+
+  test("the client README's browser snippet bundles (the Chromium test runs it)", async () => {
+    const bundle = await bundleForBrowser(readmeSnippet(), { inject: [`${repoRoot}test/browser/page/buffer-shim.ts`] });
+    expect(bundle.forbidden).toEqual([]);
+    expect(bundle.inputs.some((f) => f.includes('node_modules/buffer/'))).toBe(true);
   });
 });

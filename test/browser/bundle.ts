@@ -78,3 +78,12 @@ export async function bundleForBrowser(source: string, options: Pick<BuildOption
   });
   return { code: result.outputFiles[0]!.text, forbidden, inputs: Object.keys(result.metafile.inputs) };
 }
+
+/** The client README's browser snippet (the ```ts block after `<!-- browser-snippet -->`), as it stands. */
+export function readmeSnippet(): string {
+  const text = readFileSync(join(repoRoot, 'packages/client/README.md'), 'utf8');
+  const at = text.indexOf('<!-- browser-snippet -->');
+  const block = at < 0 ? null : /```ts\n([\s\S]*?)```/.exec(text.slice(at));
+  if (!block) throw new Error('packages/client/README.md: no ```ts block after <!-- browser-snippet -->');
+  return block[1]!;
+}

@@ -11,7 +11,7 @@ import { createClient } from '@tenure/client';
 import { Mutex } from '@tenure/locks';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { eventually, launchChromium, sleep, type ChromiumHandle } from '@tenure/testing';
-import { bundleForBrowser, repoRoot } from './bundle.js';
+import { bundleForBrowser, readmeSnippet, repoRoot } from './bundle.js';
 
 const LOCK = '/locks/browser';
 
@@ -24,14 +24,24 @@ interface PageApi {
 }
 declare const tenure: PageApi;
 
-const HTML = `<!doctype html><meta charset="utf-8"><title>tenure</title><link rel="icon" href="data:,"><p id="status">loading</p><script type="module" src="/page.js"></script>`;
+const html = (script: string): string =>
+  `<!doctype html><meta charset="utf-8"><title>tenure</title><link rel="icon" href="data:,">` +
+  `<p id="status">loading</p><button id="release">release</button><script type="module" src="/${script}"></script>`;
 
-/** Serves the page and its bundle on 127.0.0.1 (a secure context, as localhost is). */
-async function servePage(script: string): Promise<{ http: Server; origin: string }> {
+const inject = [`${repoRoot}test/browser/page/buffer-shim.ts`];
+
+/**
+ * Serves two pages on 127.0.0.1 (a secure context, as localhost is): `/` runs the test page
+ * (page/mutex-page.ts), `/readme` the README's snippet.
+ */
+async function servePages(scripts: { page: string; readme: string }): Promise<{ http: Server; origin: string }> {
   const http = createServer((req, res) => {
-    if (req.url === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(HTML);
-    else if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else res.writeHead(404).end();
+    const path = req.url?.split('?')[0];
+    if (path === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html('page.js'));
+    else if (path === '/readme') res.writeHead(200, { 'content-type': 'text/html' }).end(html('readme.js'));
+    else if (path === '/page.js' || path === '/readme.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end(path === '/page.js' ? scripts.page : scripts.readme);
+    } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return { http, origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
@@ -42,15 +52,12 @@ describe('a browser client over WebSocket', () => {
   let chromium: ChromiumHandle;
   let http: Server;
   let origin: string;
-  let script: string;
 
   beforeAll(async () => {
-    const bundle = await bundleForBrowser(`import './test/browser/page/mutex-page.ts';`, {
-      inject: [`${repoRoot}test/browser/page/buffer-shim.ts`],
-    });
-    expect(bundle.forbidden).toEqual([]);
-    script = bundle.code;
-    ({ http, origin } = await servePage(script));
+    const page = await bundleForBrowser(`import './test/browser/page/mutex-page.ts';`, { inject });
+    const readme = await bundleForBrowser(readmeSnippet(), { inject });
+    expect([...page.forbidden, ...readme.forbidden]).toEqual([]);
+    ({ http, origin } = await servePages({ page: page.code, readme: readme.code }));
     server = createEmbeddedServer();
     chromium = await launchChromium();
   });
@@ -111,6 +118,34 @@ describe('a browser client over WebSocket', () => {
     expect(await page.$eval('#status', (el) => el.textContent)).toBe('closed');
     // The browser's session ended with its close: only the Node client's is left.
     expect(server.sessions().map((s) => s.sessionId.toString())).not.toContain(session.sessionId);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  test("the client README's browser snippet runs as it stands: it takes the lock, the button releases it", async () => {
+    const { url } = await server.listen({ port: 0, host: '127.0.0.1', webSocket: { path: '/zookeeper', origins: [origin] } });
+    await using node = createClient({ transport: server.transport() });
+    await node.start();
+    const page = await chromium.browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(`pageerror: ${String(err)}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warn') problems.push(`console.${msg.type()}: ${msg.text()}`);
+    });
+    await page.goto(`${origin}/readme?zk=${encodeURIComponent(url)}`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('holding'), { timeout: 20_000 });
+    const status = await page.$eval('#status', (el) => el.textContent!);
+    const token = BigInt(/fencing token (\d+)$/.exec(status)![1]!);
+
+    const mutex = new Mutex(node, '/locks/report');
+    const waiting = mutex.acquire({ timeoutMs: 60_000 });
+    await eventually(async () => (await node.getChildren('/locks/report')).children.length === 2, 20_000, 'the Node client queued');
+    await page.click('#release');
+    const lease = await waiting;
+    expect(lease.fencingToken).toBeGreaterThan(token);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'released', { timeout: 20_000 });
+    await lease.release();
+    await mutex.close();
     expect(problems).toEqual([]);
     await page.close();
   });

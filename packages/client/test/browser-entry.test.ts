@@ -1,0 +1,42 @@
+/**
+ * The browser entry (browser.ts, the package's "browser" export condition) offers what the Node
+ * entry offers, and its createClient works over a transport and refuses a connectString. That it
+ * carries no `node:` import is checked by bundling it: test/browser/browser-entries.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { createEmbeddedServer } from '@tenure/server';
+import * as browser from '../src/browser.js';
+import * as node from '../src/index.js';
+
+describe('the browser entry', () => {
+  test('exports the same names as the Node entry', () => {
+    expect(Object.keys(browser).sort()).toEqual(Object.keys(node).sort());
+    expect(browser.createClient).not.toBe(node.createClient);
+    expect(browser.Client).toBe(node.Client);
+  });
+
+  test('package.json selects it under the "browser" condition', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(pkg.exports['.'].browser).toEqual({ types: './dist/browser.d.ts', default: './dist/browser.js' });
+    expect(pkg.exports['.'].default).toBe('./dist/index.js');
+  });
+
+  test('createClient refuses a connectString (TCP needs Node) and a missing transport, with TypeError', () => {
+    expect(() => browser.createClient({ connectString: '127.0.0.1:2181' })).toThrow(/connectString.*Node.*webSocket/);
+    expect(() => browser.createClient({})).toThrow(TypeError);
+    expect(() => browser.createClient({ transport: {} as never })).toThrow(/transport is required/);
+  });
+
+  test('createClient over a transport is a working client', async () => {
+    await using server = createEmbeddedServer();
+    await using client = browser.createClient({ transport: server.transport(), namespace: '/app' });
+    await client.start();
+    await client.create('/x', Buffer.from('y'));
+    expect((await client.getData('/x')).data.toString()).toBe('y');
+    expect(client.state).toBe(browser.ConnectionState.CONNECTED);
+    await using plain = node.createClient({ transport: server.transport() });
+    await plain.start();
+    expect(await plain.exists('/app/x')).not.toBeNull(); // the namespace applies
+  });
+});
