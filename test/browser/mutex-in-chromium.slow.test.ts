@@ -2,7 +2,9 @@
  * @tenure/client with @tenure/ws in a real browser: a page bundled with esbuild (the browser
  * entries, `Buffer` from the `buffer` package) runs in headless Chromium (Debian's `chromium`,
  * driven by puppeteer-core) and takes a Mutex on the embedded server over WebSocket, while a Node
- * client waits for the same lock over TCP. The page releases; the Node client gets the lock.
+ * client waits for the same lock over TCP. The page releases; the Node client gets the lock. The
+ * test page runs on a plain http:// origin (no crypto.randomUUID), the README's snippet on
+ * 127.0.0.1 (a secure context); the listener admits only the page's origin.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,13 +30,16 @@ const html = (script: string): string =>
   `<!doctype html><meta charset="utf-8"><title>tenure</title><link rel="icon" href="data:,">` +
   `<p id="status">loading</p><button id="release">release</button><script type="module" src="/${script}"></script>`;
 
+const INSECURE_HOST = 'tenure.test';
+
 const inject = [`${repoRoot}test/browser/page/buffer-shim.ts`];
 
 /**
- * Serves two pages on 127.0.0.1 (a secure context, as localhost is): `/` runs the test page
- * (page/mutex-page.ts), `/readme` the README's snippet.
+ * Serves two pages on 127.0.0.1: `/` runs the test page (page/mutex-page.ts), `/readme` the
+ * README's snippet. The browser reaches 127.0.0.1 under two names: itself (a secure context, as
+ * localhost is) and INSECURE_HOST (a plain http:// origin, where crypto.randomUUID is missing).
  */
-async function servePages(scripts: { page: string; readme: string }): Promise<{ http: Server; origin: string }> {
+async function servePages(scripts: { page: string; readme: string }): Promise<{ http: Server; port: number }> {
   const http = createServer((req, res) => {
     const path = req.url?.split('?')[0];
     if (path === '/') res.writeHead(200, { 'content-type': 'text/html' }).end(html('page.js'));
@@ -44,7 +49,7 @@ async function servePages(scripts: { page: string; readme: string }): Promise<{ 
     } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return { http, origin: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+  return { http, port: (http.address() as AddressInfo).port };
 }
 
 describe('a browser client over WebSocket', () => {
@@ -52,14 +57,18 @@ describe('a browser client over WebSocket', () => {
   let chromium: ChromiumHandle;
   let http: Server;
   let origin: string;
+  let insecureOrigin: string;
 
   beforeAll(async () => {
     const page = await bundleForBrowser(`import './test/browser/page/mutex-page.ts';`, { inject });
     const readme = await bundleForBrowser(readmeSnippet(), { inject });
     expect([...page.forbidden, ...readme.forbidden]).toEqual([]);
-    ({ http, origin } = await servePages({ page: page.code, readme: readme.code }));
+    let port: number;
+    ({ http, port } = await servePages({ page: page.code, readme: readme.code }));
+    origin = `http://127.0.0.1:${port}`;
+    insecureOrigin = `http://${INSECURE_HOST}:${port}`;
     server = createEmbeddedServer();
-    chromium = await launchChromium();
+    chromium = await launchChromium({ args: [`--host-resolver-rules=MAP ${INSECURE_HOST} 127.0.0.1`] });
   });
 
   afterAll(async () => {
@@ -68,9 +77,9 @@ describe('a browser client over WebSocket', () => {
     await server?.close();
   });
 
-  test('the page holds a Mutex while a Node client waits for it; the page releases, Node gets it', async () => {
+  test('the page (a plain http:// origin) holds a Mutex while a Node client waits for it; the page releases, Node gets it', async () => {
     // Only the page's origin may open a browser WebSocket; the Node clients send no Origin.
-    const { url } = await server.listen({ port: 0, host: '127.0.0.1', webSocket: { path: '/zookeeper', origins: [origin] } });
+    const { url } = await server.listen({ port: 0, host: '127.0.0.1', webSocket: { path: '/zookeeper', origins: [insecureOrigin] } });
     const { connectString } = await server.listen({ port: 0, host: '127.0.0.1' });
 
     const page = await chromium.browser.newPage();
@@ -79,15 +88,17 @@ describe('a browser client over WebSocket', () => {
     page.on('console', (msg) => {
       if (msg.type() === 'error' || msg.type() === 'warn') problems.push(`console.${msg.type()}: ${msg.text()}`);
     });
-    await page.goto(`${origin}/`);
+    // A plain http:// origin: no crypto.randomUUID there, so protected ids come from getRandomValues.
+    await page.goto(`${insecureOrigin}/`);
     await page.waitForFunction(() => document.getElementById('status')?.textContent === 'ready', { timeout: 20_000 });
+    expect(await page.evaluate(() => [isSecureContext, typeof crypto.randomUUID])).toEqual([false, 'undefined']);
 
     const session = await page.evaluate((u) => tenure.connect(u), url);
     expect(session.states).toEqual(['CONNECTED']);
     expect(BigInt(session.sessionId)).not.toBe(0n);
 
     const held = await page.evaluate((p) => tenure.acquire(p), LOCK);
-    expect(held.node.startsWith(`${LOCK}/_c_`)).toBe(true);
+    expect(held.node).toMatch(new RegExp(`^${LOCK}/_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\\d{10}$`));
     expect(await page.$eval('#status', (el) => el.textContent)).toBe(`holding ${held.token}`);
 
     await using node = createClient({ connectString });

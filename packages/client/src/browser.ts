@@ -19,12 +19,15 @@ export * from './public-api.js';
  * ```ts
  * const client = createClient({ transport: webSocket('wss://zk.example.com/zookeeper') });
  * ```
- * @throws TypeError for a `connectString` (no TCP in a browser) or a missing transport.
+ * @throws TypeError for a `connectString` or `tls` (no TCP in a browser) or a missing transport.
  */
 export function createClient(options: ClientOptions): Client {
   const transport: Transport | undefined = options?.transport;
   if (options?.connectString !== undefined) {
     throw new TypeError('createClient: a connectString needs the ZooKeeper TCP transport, which needs Node; in a browser give transport: webSocket(url) from @tenure/ws');
+  }
+  if ((options as { tls?: unknown }).tls !== undefined) {
+    throw new TypeError("createClient: tls goes with a connectString, which needs Node; in a browser wss:// uses the browser's trust store");
   }
   if (transport === undefined || typeof transport.connect !== 'function') throw new TypeError('createClient: a transport is required (e.g. webSocket(url) from @tenure/ws)');
   return new Client(new ClientCore(transport, options), new Namespace(options.namespace), true);

@@ -22,8 +22,9 @@ describe('the browser entry', () => {
     expect(pkg.exports['.'].default).toBe('./dist/index.js');
   });
 
-  test('createClient refuses a connectString (TCP needs Node) and a missing transport, with TypeError', () => {
+  test('createClient refuses a connectString or tls (TCP needs Node) and a missing transport, with TypeError', () => {
     expect(() => browser.createClient({ connectString: '127.0.0.1:2181' })).toThrow(/connectString.*Node.*webSocket/);
+    expect(() => browser.createClient({ tls: true } as never)).toThrow(/tls.*trust store/);
     expect(() => browser.createClient({})).toThrow(TypeError);
     expect(() => browser.createClient({ transport: {} as never })).toThrow(/transport is required/);
   });
@@ -38,5 +39,19 @@ describe('the browser entry', () => {
     await using plain = node.createClient({ transport: server.transport() });
     await plain.start();
     expect(await plain.exists('/app/x')).not.toBeNull(); // the namespace applies
+  });
+
+  test('protected ids are v4 UUIDs where crypto.randomUUID is missing too (an insecure browser origin)', () => {
+    const v4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    expect(browser.newProtectedId()).toMatch(v4);
+    Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      const ids = Array.from({ length: 200 }, () => browser.newProtectedId());
+      for (const id of ids) expect(id).toMatch(v4);
+      expect(new Set(ids).size).toBe(200);
+    } finally {
+      delete (globalThis.crypto as { randomUUID?: unknown }).randomUUID;
+    }
+    expect(typeof globalThis.crypto.randomUUID).toBe('function');
   });
 });
