@@ -14,6 +14,7 @@ describe('browser entries bundle without Node built-ins', () => {
   test.each(PACKAGES)('@tenure/%s', async (name) => {
     const bundle = await bundleForBrowser(`export * from '@tenure/${name}';`);
     expect(bundle.forbidden).toEqual([]);
+    expect(bundle.nodeGlobals).toEqual([]);
     expect(bundle.inputs.filter((f) => f.includes('packages/zookeeper/') || f.includes('packages/server/'))).toEqual([]);
     expect(bundle.code.length).toBeGreaterThan(0);
   });
@@ -25,9 +26,11 @@ describe('browser entries bundle without Node built-ins', () => {
     expect(bundle.inputs).not.toContain('packages/client/src/create-client.ts');
   });
 
-  test('the check catches a node: import (it is not vacuous)', async () => {
+  test('the checks catch a node: import and a Node-only global (they are not vacuous)', async () => {
     const bundle = await bundleForBrowser(`export * from '@tenure/zookeeper';`);
     expect(bundle.forbidden.map((f) => f.specifier)).toContain('node:net');
+    const globals = await bundleForBrowser(`export const later = (fn: () => void) => setImmediate(fn); export const p = globalThis.process;`);
+    expect(globals.nodeGlobals.map((g) => g.split(':')[0])).toEqual(['setImmediate']);
   });
 
   test("the client README's browser snippet bundles (the Chromium test runs it)", async () => {

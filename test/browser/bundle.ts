@@ -5,7 +5,9 @@
  * needed, yet the conditions that are checked are the published ones.
  *
  * Every import of a Node built-in (`node:net`, or a bare `events`) and of `ws` is recorded with
- * the module that made it, instead of failing the build, so a test can name the offender.
+ * the module that made it, instead of failing the build, so a test can name the offender. So is
+ * every free use of a Node-only global (`setImmediate`, `process`, ...): `globalThis.process?.x`
+ * is how code that runs in both asks for one. (`Buffer` is left to the bundler: see the README.)
  */
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -27,7 +29,12 @@ export interface BrowserBundle {
   forbidden: ForbiddenImport[];
   /** Every source file in the bundle, relative to the repository root. */
   inputs: string[];
+  /** Node-only globals used as free identifiers, with a little of the code around each. */
+  nodeGlobals: string[];
 }
+
+const NODE_GLOBALS = ['process', 'setImmediate', 'clearImmediate', 'global', '__dirname', '__filename'];
+const MARK = '__tenure_node_only_global__';
 
 const NODE_ONLY = new Set([...builtinModules, 'ws']);
 
@@ -74,9 +81,13 @@ export async function bundleForBrowser(source: string, options: Pick<BuildOption
     metafile: true,
     logLevel: 'silent',
     plugins: [recordNodeOnly(forbidden), tenureSources()],
+    // define replaces free identifiers only: a property such as `globalThis.process` stays as it is.
+    define: Object.fromEntries(NODE_GLOBALS.map((g) => [g, `${MARK}${g}`])),
     ...options,
   });
-  return { code: result.outputFiles[0]!.text, forbidden, inputs: Object.keys(result.metafile.inputs) };
+  const code = result.outputFiles[0]!.text;
+  const nodeGlobals = [...code.matchAll(new RegExp(`${MARK}(\\w+)`, 'g'))].map((m) => `${m[1]}: ${code.slice(Math.max(0, m.index - 60), m.index + 60).replace(/\s+/g, ' ')}`);
+  return { code, forbidden, inputs: Object.keys(result.metafile.inputs), nodeGlobals };
 }
 
 /** The client README's browser snippet (the ```ts block after `<!-- browser-snippet -->`), as it stands. */

@@ -63,6 +63,7 @@ describe('a browser client over WebSocket', () => {
     const page = await bundleForBrowser(`import './test/browser/page/mutex-page.ts';`, { inject });
     const readme = await bundleForBrowser(readmeSnippet(), { inject });
     expect([...page.forbidden, ...readme.forbidden]).toEqual([]);
+    expect([...page.nodeGlobals, ...readme.nodeGlobals]).toEqual([]);
     let port: number;
     ({ http, port } = await servePages({ page: page.code, readme: readme.code }));
     origin = `http://127.0.0.1:${port}`;
