@@ -17,6 +17,7 @@ import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedO
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
 import { ServerConnection, type ConnectionHost, type ConnectionSink } from './server-connection.js';
 import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './server-introspection.js';
+import { SaslAuthenticator } from './sasl-auth.js';
 import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
@@ -47,6 +48,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private readonly listeners = new Set<TcpListener | WebSocketListener>();
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
+  private readonly saslAuth: SaslAuthenticator;
 
   constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
     this.options = resolveOptions(options);
@@ -54,6 +56,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     this.limits = Object.freeze({ maxBufferBytes: this.options.maxBufferBytes });
     this.logger = this.options.logger;
     this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
+    this.saslAuth = new SaslAuthenticator(this.options.sasl);
     this.tree = new DataTree(this.options.ttlEnabled);
     this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.onDue(due), clock);
@@ -158,6 +161,13 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     const type = (request as { type?: unknown } | null)?.type;
     if (type === OpCode.auth) {
       this.auth(conn, request as Request & { type: 100 }, token);
+      return;
+    }
+    if (type === OpCode.sasl) {
+      const out = this.saslAuth.handle(conn, request as { token?: unknown });
+      if (out.ids) conn.addAuthIds(out.ids);
+      conn.pushReply(token, out.reply);
+      if (out.close !== undefined) conn.closeAfterFlush(out.close);
       return;
     }
     this.wheel.touch(session, session.timeoutMs);

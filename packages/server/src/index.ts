@@ -14,3 +14,4 @@ export type { WheelClock } from './session-wheel.js';
 export type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 export { createWebSocketGateway } from './websocket-gateway.js';
 export type { WebSocketGateway, WebSocketGatewayOptions } from './websocket-gateway.js';
+export type { SaslServerOptions } from './sasl-auth.js';

@@ -1,5 +1,6 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import type { SaslServerOptions } from './sasl-auth.js';
 
 /** A pino-compatible logger; the server is silent without one. */
 export interface Logger {
@@ -31,6 +32,8 @@ export interface EmbeddedServerOptions {
   superDigest?: string;
   /** The address a connection is authenticated as (`ip` scheme). Default '127.0.0.1'. */
   clientAddress?: string;
+  /** SASL DIGEST-MD5 users (`{ users: { bob: 'secret' } }`): a client that proves one is `sasl:bob`. */
+  sasl?: SaslServerOptions;
   logger?: Logger;
 }
 
@@ -45,6 +48,7 @@ export interface ResolvedOptions {
   persistentWatches: boolean;
   superDigest: string | undefined;
   clientAddress: string;
+  sasl: SaslServerOptions | undefined;
   logger: Logger | undefined;
 }
 
@@ -71,6 +75,7 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
     persistentWatches: o.persistentWatches ?? true,
     superDigest: o.superDigest,
     clientAddress: o.clientAddress ?? '127.0.0.1',
+    sasl: o.sasl,
     logger: o.logger,
   };
 }

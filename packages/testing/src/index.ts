@@ -17,3 +17,4 @@ export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
 export { ZooKeeperSuite } from './zookeeper-suite.js';
+export { SaslZooKeeper, type SaslZooKeeperOptions } from './zookeeper-sasl.js';
