@@ -104,7 +104,8 @@ function sameAcl(a: ACL, b: ACL): boolean {
 const internedAcls = new Map<string, readonly ACL[]>();
 const MAX_INTERNED_ACLS = 10_000;
 
-function intern(acl: ACL[]): readonly ACL[] {
+/** The shared, frozen copy of an ACL list (also used when a snapshot or a txn log is loaded). */
+export function intern(acl: ACL[]): readonly ACL[] {
   let key = '';
   for (const a of acl) key += `${a.perms}\u0000${a.id.scheme}\u0000${a.id.id}\u0001`;
   const found = internedAcls.get(key);
