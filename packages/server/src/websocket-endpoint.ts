@@ -56,6 +56,7 @@ export class WebSocketEndpoint {
   private readonly answered = new WeakMap<WebSocket, boolean>();
   private readonly pinger: NodeJS.Timeout;
   private closing: Promise<void> | undefined;
+  private stopped = false;
   /** Upgrades refused, by reason (tests and logs). */
   readonly refused = { path: 0, origin: 0 };
 
@@ -99,6 +100,12 @@ export class WebSocketEndpoint {
     return this.wss.clients.size;
   }
 
+  /** Takes no more connections (the port closes); open ones are left to their owner. */
+  stopAccepting(): void {
+    this.stopped = true;
+    if (this.http.listening) this.http.close();
+  }
+
   /** Stops listening and terminates every WebSocket. */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
@@ -114,7 +121,7 @@ export class WebSocketEndpoint {
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    if (this.closing !== undefined) {
+    if (this.closing !== undefined || this.stopped) {
       socket.destroy();
       return;
     }

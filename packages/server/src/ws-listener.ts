@@ -56,6 +56,12 @@ export class WebSocketListener {
     return this.endpoint.refused;
   }
 
+  /** Shutdown's first step: no new connections, no more requests read; what was received is still answered. */
+  stopAccepting(): void {
+    this.endpoint.stopAccepting();
+    for (const c of this.connections) c.drain();
+  }
+
   close(): Promise<void> {
     return this.endpoint.close();
   }
@@ -78,7 +84,10 @@ class WebSocketConnection implements ConnectionSink {
   private early: Buffer[] = [];
   private readonly abort = new AbortController();
   private readonly handshakeTimer: NodeJS.Timeout;
-  private paused = false;
+  /** Why the socket is not read: write backpressure, the server's outstanding limit, shutdown. */
+  private readonly stops = new Set<'backpressure' | 'throttled' | 'draining'>();
+  /** Requests that arrived while throttled or draining (`ws` may still emit a chunk's messages after pause). */
+  private backlog: Buffer[] = [];
   /** An oversized frame was handed to the pipeline, which closes the connection: later input is dropped. */
   private refused = false;
   private readonly server: FrontDoor;
@@ -122,7 +131,7 @@ class WebSocketConnection implements ConnectionSink {
         return;
       }
       const payload = data.subarray(4);
-      if (this.phase === 'open') this.request(payload);
+      if (this.phase === 'open') this.take(payload);
       else if (this.phase === 'handshake') this.handshake(payload);
       else this.early.push(payload);
     } catch (err) {
@@ -181,8 +190,15 @@ class WebSocketConnection implements ConnectionSink {
     this.phase = 'open';
     for (const p of this.early.splice(0)) {
       if (this.phase !== 'open') break;
-      this.request(p);
+      this.take(p);
     }
+  }
+
+  /** A request: handed over now, or kept while the server has us wait. */
+  private take(payload: Buffer): void {
+    // Behind a backlog not yet drained too, so that requests keep their order.
+    if (this.backlog.length > 0 || this.stops.has('throttled') || this.stops.has('draining')) this.backlog.push(payload);
+    else this.request(payload);
   }
 
   private request(payload: Buffer): void {
@@ -228,7 +244,7 @@ class WebSocketConnection implements ConnectionSink {
     this.conn = undefined;
     this.abort.abort();
     // Read again, or the peer's answer to our close frame is never seen.
-    if (this.paused) this.ws.resume();
+    if (this.stops.size > 0) this.ws.resume();
     // Queued after every frame already sent: the peer reads them all, then the close.
     this.ws.close(1000, reason.message.slice(0, 120));
   }
@@ -238,19 +254,49 @@ class WebSocketConnection implements ConnectionSink {
   private write(bytes: Buffer): void {
     this.batch();
     this.ws.send(bytes, this.afterWrite);
-    if (!this.paused && this.ws.bufferedAmount > WRITE_HIGH_WATER) this.pause();
+    if (!this.stops.has('backpressure') && this.ws.bufferedAmount > WRITE_HIGH_WATER) this.stop('backpressure');
   }
 
   private readonly afterWrite = (): void => {
-    if (this.paused && this.phase === 'open' && this.ws.bufferedAmount < WRITE_HIGH_WATER / 2) {
-      this.paused = false;
-      this.ws.resume();
-    }
+    if (this.stops.has('backpressure') && this.ws.bufferedAmount < WRITE_HIGH_WATER / 2) this.resume('backpressure');
   };
 
-  private pause(): void {
-    this.paused = true;
+  /** ThrottleSink: the server owes too many replies (globalOutstandingLimit). */
+  pauseReading(): void {
+    if (this.phase !== 'closed') this.stop('throttled');
+  }
+
+  /** ThrottleSink: the server takes requests from this connection again. */
+  resumeReading(): void {
+    if (!this.stops.delete('throttled')) return;
+    // Not inside the server's delivery: the requests kept back go in a microtask, before any new read.
+    queueMicrotask(() => {
+      try {
+        while (this.backlog.length > 0 && this.phase === 'open' && !this.stops.has('throttled') && !this.stops.has('draining')) {
+          this.request(this.backlog.shift()!);
+        }
+      } catch (err) {
+        this.server.logger?.warn({ err, remote: this.address }, 'WebSocket connection failed');
+        this.terminate(1011);
+        return;
+      }
+      if (this.stops.size === 0 && this.phase !== 'closed') this.ws.resume();
+    });
+  }
+
+  /** Shutdown: read nothing more; what was handed over is still answered. */
+  drain(): void {
+    if (this.phase !== 'closed') this.stop('draining');
+  }
+
+  private stop(why: 'backpressure' | 'throttled' | 'draining'): void {
+    this.stops.add(why);
     this.ws.pause();
+  }
+
+  private resume(why: 'backpressure' | 'throttled' | 'draining'): void {
+    if (!this.stops.delete(why)) return;
+    if (this.stops.size === 0 && this.phase === 'open') this.ws.resume();
   }
 
   /** Drops the connection at once (bad input, handshake timeout, refusal). */
@@ -269,6 +315,7 @@ class WebSocketConnection implements ConnectionSink {
     this.abort.abort();
     clearTimeout(this.handshakeTimer);
     this.early = [];
+    this.backlog = [];
     const conn = this.conn;
     this.conn = undefined;
     conn?.closeByClient();

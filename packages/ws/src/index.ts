@@ -19,9 +19,10 @@ export interface WebSocketTransportOptions extends WebSocketTransportCoreOptions
   /**
    * TLS for `wss://` URLs, as for the ZooKeeper transport: Node's `tls.ConnectionOptions` (`ca`,
    * `cert`, `key`, `servername`, `rejectUnauthorized`, `minVersion`, ...), passed to `ws`. Host
-   * names are verified unless `rejectUnauthorized: false`. `true` means Node's defaults.
+   * names are verified unless `rejectUnauthorized: false`. `true` means Node's defaults. A function
+   * is called for every new connection, so renewed certificates are used without a restart.
    */
-  tls?: true | ConnectionOptions;
+  tls?: true | ConnectionOptions | (() => ConnectionOptions);
   /** Extra HTTP headers for the upgrade request (e.g. `Authorization` for a proxy in front of a gateway). */
   headers?: Record<string, string>;
 }
@@ -36,13 +37,13 @@ export interface WebSocketTransportOptions extends WebSocketTransportCoreOptions
  */
 export function webSocket(urls: string | readonly string[], options: WebSocketTransportOptions = {}): WebSocketTransport {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
-  const tls = options.tls === true || options.tls === undefined ? {} : options.tls;
-  const headers = options.headers;
+  const { tls, headers } = options;
   return createWebSocketTransport(
     urls,
     (url) => {
+      const secure = typeof tls === 'function' ? tls() : tls === true || tls === undefined ? {} : tls;
       const socket = new WebSocket(url, {
-        ...(tls as WebSocket.ClientOptions),
+        ...(secure as WebSocket.ClientOptions),
         ...(headers ? { headers } : {}),
         // A message is one frame: its length prefix plus at most maxFrameBytes.
         maxPayload: maxFrameBytes + 4,

@@ -40,6 +40,8 @@ describe('the browser entry', () => {
     const pkg = JSON.parse(readFileSync(join(src, '../package.json'), 'utf8'));
     expect(pkg.exports['.'].browser.default).toBe('./dist/browser.js');
     expect(pkg.exports['.'].default).toBe('./dist/index.js');
+    // First, so that a resolver with the browser condition (esbuild, TypeScript's customConditions) takes it before "types".
+    expect(Object.keys(pkg.exports['.'])[0]).toBe('browser');
   });
 
   // Node 20 has no global WebSocket (Node 22 does).

@@ -96,3 +96,18 @@ describe.skipIf(!withOpenssl)('the embedded server\'s WebSocket listener over TL
     }
   });
 });
+
+describe.skipIf(!withOpenssl)('reloadable TLS options', () => {
+  test('a function is asked for the options of every new connection', async () => {
+    let calls = 0;
+    let options: WebSocketTransportOptions['tls'] = {};
+    const url = localhost(gateway);
+    const t = webSocket(url, { tls: () => (calls++, options as object) });
+    await expect(t.connect(url, params, handlers)).rejects.toBeInstanceOf(ConnectionLossError); // no CA yet
+    options = { ca: certs.ca }; // renewed trust, no new transport
+    const r = await t.connect(url, params, handlers);
+    expect(r.kind).toBe('connected');
+    if (r.kind === 'connected') r.connection.close();
+    expect(calls).toBe(2);
+  });
+});
