@@ -16,10 +16,11 @@ describe('the browser entry', () => {
     expect(browser.Client).toBe(node.Client);
   });
 
-  test('package.json selects it under the "browser" condition', () => {
+  test('package.json selects it under the "browser" condition, which comes first (a browser resolver takes it, and its types, before "types")', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
     expect(pkg.exports['.'].browser).toEqual({ types: './dist/browser.d.ts', default: './dist/browser.js' });
     expect(pkg.exports['.'].default).toBe('./dist/index.js');
+    expect(Object.keys(pkg.exports['.'])[0]).toBe('browser');
   });
 
   test('createClient refuses a connectString or tls (TCP needs Node) and a missing transport, with TypeError', () => {
