@@ -123,6 +123,8 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
     this.onClose?.();
     this.client.off('stateChanged', this.onState);
     await this.tree.close();
+    this.byNode.clear();
+    this.dirty = true;
     this.stream.end();
   }
 
