@@ -37,6 +37,12 @@ export class DownInstances {
     this.lastPurge = clock.now();
   }
 
+  /** No instance was reported (or every report expired and was purged). */
+  get isEmpty(): boolean {
+    if (this.entries.size > 0) this.purge();
+    return this.entries.size === 0;
+  }
+
   noteError(instance: ServiceInstance<unknown>): void {
     this.purge();
     const key = instanceKey(instance);

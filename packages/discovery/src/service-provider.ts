@@ -24,6 +24,9 @@ export class ServiceProvider<P = unknown> implements AsyncDisposable {
   private readonly strategy: ProviderStrategy;
   private readonly down: DownInstances;
   private readonly filter: ((instance: ServiceInstance<P>) => boolean) | undefined;
+  /** The enabled instances of the cache's set `enabledOf`. */
+  private enabledOf: readonly ServiceInstance<P>[] | null = null;
+  private enabled: readonly ServiceInstance<P>[] = [];
 
   /** Use `discovery.serviceProvider(name, options)`. */
   constructor(
@@ -45,14 +48,27 @@ export class ServiceProvider<P = unknown> implements AsyncDisposable {
 
   /** One instance by the strategy, or null when no candidate is left. */
   getInstance(): ServiceInstance<P> | null {
-    const candidates = this.getAllInstances();
+    const candidates = this.candidates();
     return candidates.length === 0 ? null : this.strategy(candidates);
   }
 
   /** Every candidate: filtered, not down, enabled. */
   getAllInstances(): ServiceInstance<P>[] {
+    return [...this.candidates()];
+  }
+
+  /** The candidates now; without a filter or a down report, the enabled ones, computed once per cache change. */
+  private candidates(): readonly ServiceInstance<P>[] {
+    const source = this.cache.instances;
+    if (this.filter === undefined && this.down.isEmpty) {
+      if (source !== this.enabledOf) {
+        this.enabledOf = source;
+        this.enabled = source.filter((i) => i.enabled);
+      }
+      return this.enabled;
+    }
     const out: ServiceInstance<P>[] = [];
-    for (const i of this.cache.instances) {
+    for (const i of source) {
       if ((this.filter === undefined || this.filter(i)) && !this.down.isDown(i) && i.enabled) out.push(i);
     }
     return out;
