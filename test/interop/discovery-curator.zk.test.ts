@@ -96,9 +96,13 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
     children.push(child);
     const { discovery } = await registry();
     const registered = (await discovery.queryForInstance('orders', 'orders-t1'))!;
-    const [got] = parse<JavaFields[]>(await curator.ask('query orders', /^instances /), 'instances');
+    // A disabled instance stays disabled for Java (we write enabled: false even in compatible mode).
+    const disabled = await discovery.registerService({ name: 'orders', id: 'orders-t2', enabled: false, payload: { '@class': 'java.util.LinkedHashMap', weight: 5 } });
+    const [got, off] = parse<JavaFields[]>(await curator.ask('query orders', /^instances /), 'instances');
     expect(got).toEqual({ ...javaView(registered), payloadClass: 'java.lang.String' });
     expect(got).toMatchObject(instance);
+    expect(off).toEqual({ ...javaView(disabled), payload: { weight: 5 }, payloadClass: 'java.util.LinkedHashMap' });
+    expect((await curator.ask('provider orders 3', /^picked /)).slice('picked '.length)).toBe('orders-t1,orders-t1,orders-t1');
   });
 
   it('Tenure finds Java with every field equal; the Java provider and the Tenure provider both round-robin over a mixed set', async () => {
@@ -146,6 +150,7 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
     await javaLeft;
     const javaBack = curator.waitFor(/^cache expiring exp-1$/, T + 2000);
     await javaBack;
+    if (process.env.TENURE_DISCOVERY_TIMINGS) console.log(`expiry -> back in Curator's cache: ${Date.now() - t0} ms (session ${T} ms)`);
     expect(Date.now() - t0).toBeLessThan(T + 2000);
     await eventually(() => seen.includes('-') && seen.at(-1) === 'exp-1', 5000, 'our cache saw it leave and come back');
     expect(await watcher.queryForInstance('expiring', 'exp-1')).toEqual(registered);
@@ -172,6 +177,7 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
     const tenureTook = Date.now() - killedAt;
     await javaGone;
     const javaTook = Date.now() - killedAt;
+    if (process.env.TENURE_DISCOVERY_TIMINGS) console.log(`SIGKILL -> gone: Tenure's cache ${tenureTook} ms, Curator's ${javaTook} ms (session ${SESSION_MS} ms, tick ${TICK_MS} ms)`);
     // The session expires on a tick boundary after its timeout; a loaded shared machine adds a little.
     expect(tenureTook).toBeLessThan(SESSION_MS + TICK_MS + 1000);
     expect(javaTook).toBeLessThan(SESSION_MS + TICK_MS + 1000);

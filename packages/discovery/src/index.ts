@@ -4,7 +4,7 @@
  * peers of Java services using Curator's ServiceDiscovery or Spring Cloud Zookeeper.
  */
 export { ServiceDiscovery, type ServiceDiscoveryOptions, type ServiceDiscoveryEvents, type RegisterOptions } from './service-discovery.js';
-export { ServiceCache, type ServiceCacheEvents } from './service-cache.js';
+export { ServiceCache, type ServiceCacheEvents, type ServiceCacheOptions } from './service-cache.js';
 export { ServiceProvider, type ServiceProviderOptions } from './service-provider.js';
 export type { ProviderStrategyName } from './provider-strategies.js';
 export type { DownInstancePolicy } from './down-instances.js';

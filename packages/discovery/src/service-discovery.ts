@@ -123,7 +123,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
       await reg.close(); // closed meanwhile
       throw new ClosedError(`ServiceDiscovery ${this.basePath}`);
     }
-    if (options.signal) reg.closeOn(options.signal, () => void this.drop(reg));
+    if (options.signal) reg.closeOn(options.signal, () => void this.drop(reg).catch((err: unknown) => this.log.warn({ err }, 'unregistering on abort failed')));
     this.log.debug({ node: reg.actualPath }, 'registered');
     return instance;
   }
