@@ -145,4 +145,52 @@ describe('ServiceDiscovery', () => {
     expect(h.server.node('/services/self/me')!.stat.ephemeralOwner).toBe(client.sessionId);
     expect(discovery.registeredInstances.map((i) => i.id)).toEqual(['me']);
   });
+
+  it('an instance deleted by someone else comes back; a duplicate id in another session is reported, never fought over', async () => {
+    h = new DiscoveryHarness();
+    const { client: ca, discovery: a } = await h.discovery();
+    await a.registerService({ name: 'api', id: 'same', port: 1 });
+    const admin = await h.clients.open();
+    await admin.delete('/services/api/same');
+    await eventually(() => h.server.node('/services/api/same')?.stat.ephemeralOwner === ca.sessionId, 3000, 'back after a delete');
+
+    // Another registry registers the same id: it replaces the node (as Curator does), then the two
+    // PersistentNodes settle: one holds it, the other reports a conflict and waits for it to go.
+    const { client: cb, discovery: b } = await h.discovery();
+    const errors: Error[] = [];
+    a.on('error', (e) => void errors.push(e));
+    b.on('error', (e) => void errors.push(e));
+    const registering = b.registerService({ name: 'api', id: 'same', port: 2 });
+    await eventually(() => errors.some((e) => e.name === 'NodeConflictError'), 5000, 'a conflict reported');
+    const owner = h.server.node('/services/api/same')!.stat.ephemeralOwner;
+    expect([ca.sessionId, cb.sessionId]).toContain(owner);
+    const version = h.server.node('/services/api/same')!.stat.version;
+    await sleep(500);
+    expect(h.server.node('/services/api/same')!.stat.ephemeralOwner).toBe(owner); // no fight
+    expect(h.server.node('/services/api/same')!.stat.version).toBe(version);
+    // The holder leaves: the other takes over (b's registerService resolves once it holds the node).
+    const [holder, otherClient] = owner === ca.sessionId ? [a, cb] : [b, ca];
+    if (holder === a) {
+      await a.close();
+      await registering;
+    } else {
+      await registering;
+      await b.close();
+    }
+    await eventually(() => h.server.node('/services/api/same')?.stat.ephemeralOwner === otherClient.sessionId, 5000, 'the other takes over');
+    expect(JSON.parse(h.server.node('/services/api/same')!.data!.toString()).port).toBe(holder === a ? 2 : 1);
+  });
+
+  it('caches work with one-shot watches too (persistentWatches: false, as on ZooKeeper 3.5)', async () => {
+    h = new DiscoveryHarness();
+    const { discovery } = await h.discovery({ persistentWatches: false });
+    await discovery.registerService({ name: 'api', id: 'a' });
+    const cache = discovery.serviceCache('api');
+    await cache.start();
+    expect(cache.instances.map((i) => i.id)).toEqual(['a']);
+    await discovery.registerService({ name: 'api', id: 'b' });
+    await eventually(() => cache.instances.length === 2, 3000, 'b seen');
+    await discovery.close();
+    expect(h.noWatches()).toBe(true);
+  });
 });
