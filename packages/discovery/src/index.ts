@@ -9,7 +9,8 @@ export { ServiceProvider, type ServiceProviderOptions } from './service-provider
 export type { ProviderStrategyName } from './provider-strategies.js';
 export type { DownInstancePolicy } from './down-instances.js';
 export { newServiceInstance, firstLocalIPv4, isDynamic, SERVICE_TYPES, type ServiceInstance, type ServiceInstanceInit, type ServiceType } from './service-instance.js';
-export { JsonInstanceSerializer, InvalidInstanceError, type InstanceSerializer, type JsonInstanceSerializerOptions } from './json-instance-serializer.js';
+export { JsonInstanceSerializer, type InstanceSerializer, type JsonInstanceSerializerOptions } from './json-instance-serializer.js';
+export { InvalidInstanceError, NotRegisteredError } from './errors.js';
 export { buildUri, parseUriSpec, formatUriSpec, type UriSpecPart } from './uri-spec.js';
 export { springCloudPayload, SPRING_CLOUD_INSTANCE_CLASS, type SpringCloudInstance } from './spring-cloud.js';
 /** Re-exported from @tenure/client, where every wait's options are declared. */

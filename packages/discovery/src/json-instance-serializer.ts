@@ -9,6 +9,7 @@
  * fields take Curator's defaults, and unknown fields are kept (`unknownFields`) and written back
  * after the known ones.
  */
+import { InvalidInstanceError } from './errors.js';
 import { SERVICE_TYPES, type ServiceInstance, type ServiceType } from './service-instance.js';
 import { formatUriSpec, parseUriSpec, type UriSpecPart } from './uri-spec.js';
 
@@ -19,18 +20,6 @@ export interface InstanceSerializer {
   deserialize(data: Buffer): ServiceInstance<unknown>;
 }
 
-/** Node data that is not an instance in Curator's JSON. */
-export class InvalidInstanceError extends Error {
-  override readonly name = 'InvalidInstanceError';
-  constructor(
-    message: string,
-    /** The node it was read from, when known. */
-    readonly path?: string,
-  ) {
-    super(path === undefined ? message : `${path}: ${message}`);
-  }
-}
-
 const KNOWN = new Set(['name', 'id', 'address', 'port', 'sslPort', 'payload', 'registrationTimeUTC', 'serviceType', 'uriSpec', 'enabled']);
 
 export interface JsonInstanceSerializerOptions {
@@ -38,6 +27,7 @@ export interface JsonInstanceSerializerOptions {
   compatible?: boolean;
 }
 
+/** Curator's JsonInstanceSerializer (the default serializer), in its compatible mode unless `compatible: false`. */
 export class JsonInstanceSerializer implements InstanceSerializer {
   readonly compatible: boolean;
 

@@ -14,7 +14,8 @@ import { EventEmitter } from 'eventemitter3';
 import { ConnectionState, type Client, type WaitOptions } from '@tenure/client';
 import { EventStream, TreeCache, type CachedNode } from '@tenure/cache';
 import { joinPath, nodeName } from '@tenure/protocol';
-import { InvalidInstanceError, type InstanceSerializer } from './json-instance-serializer.js';
+import { InvalidInstanceError } from './errors.js';
+import type { InstanceSerializer } from './json-instance-serializer.js';
 import { utcNow, type ServiceInstance } from './service-instance.js';
 
 export interface ServiceCacheEvents<P> {
@@ -32,6 +33,15 @@ export interface ServiceCacheOptions {
   onClose?: () => void;
 }
 
+/**
+ * The instances of one service, kept current by a watch; from `discovery.serviceCache(name)`.
+ *
+ * ```ts
+ * const cache = discovery.serviceCache('billing');
+ * await cache.start({ timeoutMs: 5000 });
+ * for await (const instances of cache) console.log(instances.map((i) => i.id));
+ * ```
+ */
 export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P>> implements AsyncIterable<readonly ServiceInstance<P>[]> {
   /** `<basePath>/<name>`. */
   readonly path: string;

@@ -18,7 +18,8 @@
 import { EventEmitter } from 'eventemitter3';
 import { AbortError, ClosedError, NoNodeError, type Client, type Logger, type WaitOptions } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { InvalidInstanceError, JsonInstanceSerializer, type InstanceSerializer } from './json-instance-serializer.js';
+import { InvalidInstanceError, NotRegisteredError } from './errors.js';
+import { JsonInstanceSerializer, type InstanceSerializer } from './json-instance-serializer.js';
 import { Registration } from './registration.js';
 import { ServiceCache } from './service-cache.js';
 import { checkInstance, newServiceInstance, type ServiceInstance, type ServiceInstanceInit } from './service-instance.js';
@@ -52,6 +53,18 @@ export interface RegisterOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The registry: registers this process's instances (self-healing nodes), queries the registry, and
+ * makes caches and providers. Curator's ServiceDiscovery, in its layout and JSON.
+ *
+ * ```ts
+ * const discovery = new ServiceDiscovery(client, { basePath: '/services' });
+ * await discovery.start();
+ * const me = await discovery.registerService({ name: 'orders', port: 8080 }, { signal: health.signal });
+ * const billing = await discovery.queryForInstances('billing');
+ * await discovery.close(); // unregisters `me`
+ * ```
+ */
 export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> implements AsyncDisposable {
   readonly basePath: string;
   readonly serializer: InstanceSerializer;
@@ -132,7 +145,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
   async updateService<P>(instance: ServiceInstance<P>): Promise<void> {
     this.checkStarted('updateService');
     const reg = this.registrations.get(instance.id);
-    if (!reg || reg.instance.name !== instance.name) throw new Error(`updateService: ${instance.name}/${instance.id} is not registered through this ServiceDiscovery`);
+    if (!reg || reg.instance.name !== instance.name) throw new NotRegisteredError(instance.name, instance.id);
     checkInstance(instance);
     await reg.update(instance);
   }

@@ -19,6 +19,16 @@ export interface ServiceProviderOptions<P = unknown> {
   filter?: (instance: ServiceInstance<P>) => boolean;
 }
 
+/**
+ * Picks instances of one service from a cache, by a strategy; from `discovery.serviceProvider(name, options)`.
+ *
+ * ```ts
+ * const billing = discovery.serviceProvider('billing', { strategy: 'roundRobin', downInstancePolicy: { timeoutMs: 30_000, errorThreshold: 2 } });
+ * await billing.start();
+ * const target = billing.getInstance(); // null when none is left
+ * if (target && !(await call(buildUri(target)))) billing.noteError(target);
+ * ```
+ */
 export class ServiceProvider<P = unknown> implements AsyncDisposable {
   readonly name: string;
   private readonly strategy: ProviderStrategy;

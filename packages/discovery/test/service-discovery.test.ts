@@ -1,6 +1,6 @@
 /** ServiceDiscovery on the embedded server: layout, modes, registration, update, queries, expiry, close. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonInstanceSerializer, ServiceDiscovery } from '../src/index.js';
+import { JsonInstanceSerializer, NotRegisteredError, ServiceDiscovery } from '../src/index.js';
 import { DiscoveryHarness, eventually, sleep } from './harness.js';
 
 let h: DiscoveryHarness;
@@ -74,7 +74,7 @@ describe('ServiceDiscovery', () => {
     await discovery.updateService({ ...i, payload: { '@class': 'java.util.LinkedHashMap', v: 2 }, enabled: false });
     const read = await discovery.queryForInstance('api', 'a');
     expect(read).toMatchObject({ payload: { v: 2 }, enabled: false, registrationTimeUTC: i.registrationTimeUTC });
-    await expect(discovery.updateService({ ...i, id: 'other' })).rejects.toThrow(/not registered/);
+    await expect(discovery.updateService({ ...i, id: 'other' })).rejects.toBeInstanceOf(NotRegisteredError);
     await discovery.unregisterService(i);
     expect(h.server.node('/services/api/a')).toBeUndefined();
     await discovery.unregisterService(i); // again: nothing to do
