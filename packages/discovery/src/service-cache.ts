@@ -76,7 +76,7 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
     });
     this.tree.on('created', (n) => this.put(n));
     this.tree.on('changed', (n) => this.put(n));
-    this.tree.on('deleted', (n) => n.path !== this.path && this.byNode.delete(nodeName(n.path)) && this.changed());
+    this.tree.on('deleted', (n) => this.remove(n));
     this.tree.on('initialized', () => this.changed());
     this.tree.on('error', (e) => this.emit('error', e));
   }
@@ -153,6 +153,10 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
       this.emit('error', e);
     }
     this.changed();
+  }
+
+  private remove(node: CachedNode): void {
+    if (node.path !== this.path && this.byNode.delete(nodeName(node.path))) this.changed();
   }
 
   private changed(): void {
