@@ -8,7 +8,7 @@
  * DYNAMIC_SEQUENTIAL nodes are named `<id><10-digit sequence>`, and keep that name when re-created
  * (Curator makes an additional node each time).
  */
-import { CreateMode, NoNodeError, type Client, type Logger, type WaitOptions } from '@tenure/client';
+import { ClosedError, CreateMode, NoNodeError, type Client, type Logger, type WaitOptions } from '@tenure/client';
 import { PersistentNode } from '@tenure/nodes';
 import type { InstanceSerializer } from './json-instance-serializer.js';
 import type { ServiceInstance, ServiceType } from './service-instance.js';
@@ -32,6 +32,7 @@ export interface RegistrationSettings {
 export class Registration {
   readonly node: PersistentNode;
   private stopSignal: (() => void) | null = null;
+  private closed = false;
 
   constructor(
     readonly path: string,
@@ -53,17 +54,29 @@ export class Registration {
     return this.node.actualPath ?? this.path;
   }
 
-  /** Replaces a node found at our path (so watchers fire), then creates ours and waits for it. */
-  async start(options: WaitOptions): Promise<void> {
-    if (this.instance.serviceType !== 'DYNAMIC_SEQUENTIAL') {
-      try {
-        await this.settings.client.delete(this.path);
-      } catch (err) {
-        if (!(err instanceof NoNodeError)) throw err;
-      }
-    }
-    this.node.start();
-    await this.node.waitForInitialCreate(options);
+  /**
+   * Replaces a node found at our path (so watchers fire), then creates ours and waits for it; all
+   * within `options` (TimeoutError, AbortError, ClosedError).
+   */
+  start(options: WaitOptions): Promise<void> {
+    const client = this.settings.client;
+    return client.wait(
+      async (signal) => {
+        if (this.instance.serviceType !== 'DYNAMIC_SEQUENTIAL') {
+          try {
+            await client.delete(this.path, { signal });
+          } catch (err) {
+            if (!(err instanceof NoNodeError)) throw err;
+          }
+        }
+        if (signal.aborted) return;
+        if (this.closed) throw new ClosedError(`registration ${this.path}`);
+        this.node.start();
+        await this.node.waitForInitialCreate({ signal });
+      },
+      options,
+      `registerService ${this.path}`,
+    );
   }
 
   /** Unregister when `signal` aborts (it is called once; `close` detaches it). */
@@ -79,6 +92,7 @@ export class Registration {
 
   /** Deletes the node (a guaranteed delete) and stops keeping it. */
   async close(): Promise<void> {
+    this.closed = true;
     this.stopSignal?.();
     this.stopSignal = null;
     await this.node.close();

@@ -1,5 +1,6 @@
 /** ServiceDiscovery on the embedded server: layout, modes, registration, update, queries, expiry, close. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ClosedError, ConnectionState, TimeoutError } from '@tenure/client';
 import { JsonInstanceSerializer, NotRegisteredError, ServiceDiscovery } from '../src/index.js';
 import { DiscoveryHarness, eventually, sleep } from './harness.js';
 
@@ -134,7 +135,7 @@ describe('ServiceDiscovery', () => {
     await quick.start();
     const pending = quick.registerService({ name: 'q', id: 'x' });
     await quick.close();
-    await pending.catch(() => {});
+    await expect(pending).rejects.toBeInstanceOf(ClosedError);
     await sleep(100);
     expect(h.server.node('/services/q/x')).toBeUndefined();
   });
@@ -192,5 +193,19 @@ describe('ServiceDiscovery', () => {
     await eventually(() => cache.instances.length === 2, 3000, 'b seen');
     await discovery.close();
     expect(h.noWatches()).toBe(true);
+  });
+
+  it('a registration that cannot complete in timeoutMs rejects with TimeoutError and leaves nothing once the server is back', async () => {
+    h = new DiscoveryHarness();
+    const { client, discovery } = await h.discovery();
+    const suspended = client.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 5000 });
+    const restarted = h.server.restart(1000);
+    await suspended;
+    await expect(discovery.registerService({ name: 'api', id: 'late' }, { timeoutMs: 300 })).rejects.toBeInstanceOf(TimeoutError);
+    expect(discovery.registeredInstances).toEqual([]);
+    await restarted;
+    await client.waitForState([ConnectionState.RECONNECTED, ConnectionState.CONNECTED], { timeoutMs: 5000 });
+    await sleep(300);
+    expect(h.server.node('/services/api/late')).toBeUndefined();
   });
 });
