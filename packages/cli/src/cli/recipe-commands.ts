@@ -4,6 +4,7 @@
  */
 import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
 import { about } from './command-about.js';
+import { tlsOptionsOf } from './connection.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
 import { formatDuration } from './output.js';
 import { limitFlag } from './zk-commands.js';
@@ -78,7 +79,7 @@ const sessions: CommandSpec = {
   options: LIMIT,
   args: { min: 0, max: 0 },
   async run(ctx, input) {
-    let words = await inspectSessions({ connectString: ctx.options.server }, { signal: ctx.signal });
+    let words = await inspectSessions({ connectString: ctx.options.server }, { signal: ctx.signal, tls: tlsOptionsOf(ctx.options) });
     if (words.source === 'tree') {
       for (const p of words.problems) ctx.out.warn(`tenure: cannot read sessions from ${p.server}: ${p.reason}`);
       ctx.out.warn('tenure: showing the owners of the ephemeral nodes found in the tree instead (no address, no timeout)');
