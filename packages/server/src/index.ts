@@ -11,3 +11,4 @@ export { ServerConnection } from './server-connection.js';
 export type { ListenAddress, ListenOptions } from './tcp-listener.js';
 export { SessionWheel } from './session-wheel.js';
 export type { WheelClock } from './session-wheel.js';
+export type { SaslServerOptions } from './sasl-auth.js';
