@@ -1,7 +1,7 @@
 /**
- * From the global options to a started client. TLS (`--tls-ca/--tls-cert/--tls-key`) and SASL
- * (`--sasl`) are parsed but refused here until @tenure/client has its `tls` and `sasl` options
- * (issue 15); this is the one place to wire them.
+ * From the global options to a started client: `--auth` as the client's authInfo, `--sasl` as its
+ * SASL DIGEST-MD5 option. TLS (`--tls-ca/--tls-cert/--tls-key`) is parsed but refused here until
+ * @tenure/client has its `tls` option (issue 15); this is the one place to wire it.
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
@@ -13,7 +13,6 @@ import { UsageError } from './usage-error.js';
 export function checkConnectionOptions(o: GlobalOptions): void {
   const tls = [o.tlsCa && '--tls-ca', o.tlsCert && '--tls-cert', o.tlsKey && '--tls-key'].filter(Boolean);
   if (tls.length > 0) throw new UsageError(`${tls.join(', ')}: TLS connections are not available yet in this build of @tenure/client (issue 15); connect to a plain client port`);
-  if (o.sasl) throw new UsageError('--sasl: SASL authentication is not available yet in this build of @tenure/client (issue 15); use --auth digest:user:password');
 }
 
 /**
@@ -39,6 +38,7 @@ export async function connect(o: GlobalOptions): Promise<Client> {
   const client = createClient({
     connectString: o.server,
     authInfo: o.auth,
+    ...(o.sasl ? { sasl: { mechanism: 'DIGEST-MD5' as const, username: o.sasl.username, password: o.sasl.password } } : {}),
     sessionTimeoutMs: 30_000,
     connectionTimeoutMs: o.timeoutMs,
     retryPolicy: RetryPolicies.exponentialBackoff(100, 3, 1000),
