@@ -7,6 +7,7 @@ import { CreateMode, createClient, RetryPolicies, type Client } from '@tenure/cl
 import { GroupMember } from '@tenure/group';
 import { LeaderLatch, LeaderSelector } from '@tenure/leader';
 import { Mutex, ReadWriteLock, Semaphore } from '@tenure/locks';
+import { DistributedQueue } from '@tenure/queues';
 import { eventually } from '@tenure/testing';
 import { sessionHex } from '../src/index.js';
 import { json, tenure } from './cli-harness.js';
@@ -318,6 +319,12 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       await c.create('/services/orders/inst-1', JSON.stringify(instance), { mode: CreateMode.EPHEMERAL, createParentContainers: true });
       await d.create('/queues/jobs', null, { createParents: true });
       for (const item of ['j1', 'j2']) await d.create('/queues/jobs/queue-', item, { mode: CreateMode.PERSISTENT_SEQUENTIAL });
+      // A DistributedQueue's items are Curator's ItemSerializer frames: the CLI shows what is inside.
+      const framed = new DistributedQueue(d, '/queues/framed');
+      await framed.start();
+      cleanups.push(() => framed.close());
+      await framed.putMulti([Buffer.from('order-1'), Buffer.from('order-2')]);
+      await framed.put(Buffer.from('order-3'));
       await eventually(async () => {
         const l = json(await run('locks', '--json'));
         return l.locks.find((x: { path: string }) => x.path === '/locks/orders')?.waiters.length === 1 && l.locks.find((x: { path: string }) => x.path === '/locks/rw')?.waiters.length === 1;
@@ -353,8 +360,13 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(json(await run('services', '--json')).services).toEqual([expect.objectContaining({ name: 'orders', basePath: '/services', instances: [expect.objectContaining({ id: 'inst-1', address: '10.1.2.3', port: 8080 })] })]);
       expect((await run('services')).stdout).toMatch(/^orders +inst-1 +10\.1\.2\.3 +8080 +DYNAMIC +yes +0x[0-9a-f]+ +\/services\/orders\/inst-1$/m);
 
-      expect(json(await run('queues', '--json')).queues).toEqual([expect.objectContaining({ path: '/queues/jobs', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: { encoding: 'utf8', value: 'j1', bytes: 2 } }) })]);
-      expect((await run('queues')).stdout).toMatch(/^\/queues\/jobs +distributed +2 +queue-0000000000 +\S+ (ms|s) +j1$/m);
+      expect(json(await run('queues', '--json')).queues).toEqual([
+        expect.objectContaining({ path: '/queues/framed', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: expect.objectContaining({ encoding: 'base64' }), items: [expect.objectContaining({ value: 'order-1' }), expect.objectContaining({ value: 'order-2' })] }) }),
+        expect.objectContaining({ path: '/queues/jobs', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: { encoding: 'utf8', value: 'j1', bytes: 2 }, items: null }) }),
+      ]);
+      const queues = (await run('queues')).stdout;
+      expect(queues).toMatch(/^\/queues\/jobs +distributed +2 +queue-0000000000 +\S+ (ms|s) +j1$/m);
+      expect(queues).toMatch(/^\/queues\/framed +distributed +2 +queue-0000000000 +\S+ (ms|s) +order-1 \| order-2$/m);
 
       const sessions = json(await run('sessions', '--json'));
       expect(sessions.source).toBe('four-letter-words');

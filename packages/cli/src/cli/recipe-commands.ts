@@ -2,7 +2,7 @@
  * The recipe-aware commands: locks, leaders, groups, services, queues, sessions. Each runs one
  * bounded walk (inspect/) under PATH (default /), `--limit` nodes at most.
  */
-import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
+import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type QueueItemInfo, type RecipeReport } from '../inspect/index.js';
 import { about } from './command-about.js';
 import { tlsOptionsOf } from './connection.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
@@ -71,8 +71,15 @@ const services = recipeCommand('services', 'services', 'no services found', ['SE
 );
 
 const queues = recipeCommand('queues', 'queues', 'no queues found', ['QUEUE', 'KIND', 'DEPTH', 'OLDEST', 'AGE', 'DATA'], (items) =>
-  items.map((q) => [q.path, q.kind, String(q.depth), q.oldest?.name ?? '-', formatDuration(q.oldestAgeMs), q.oldest ? dataText(q.oldest.data) : '-']),
+  items.map((q) => [q.path, q.kind, String(q.depth), q.oldest?.name ?? '-', formatDuration(q.oldestAgeMs), oldestText(q.oldest)]),
 );
+
+/** The oldest item for people: the items of its frame when it has one (`a | b` for a putMulti), else its bytes. */
+function oldestText(item: QueueItemInfo | null): string {
+  if (item === null) return '-';
+  if (item.items === null) return dataText(item.data);
+  return item.items.length === 1 ? dataText(item.items[0]!) : item.items.map((i) => dataText(i, 20)).join(' | ');
+}
 
 const sessions: CommandSpec = {
   ...about('sessions'),
