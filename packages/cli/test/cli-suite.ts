@@ -169,6 +169,13 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
         expect(r.stderr).not.toMatch(/\n\s+at /);
       }
       expect((await tenure(['frobnicate'])).stderr).toBe('tenure: unknown command "frobnicate" (tenure help lists them)\n');
+      // With --json, stdout is one JSON document even on failure: the error's.
+      const missing = await run('get', '/missing', '--json');
+      expect(missing.code).toBe(1);
+      expect(JSON.parse(missing.stdout)).toEqual({ error: { name: 'NoNode', message: 'NoNode: no node (/missing)', exitCode: 1 } });
+      const badUsage = await tenure(['--json', 'frobnicate']);
+      expect(badUsage.code).toBe(2);
+      expect(JSON.parse(badUsage.stdout)).toMatchObject({ error: { name: 'UsageError', exitCode: 2 } });
       const down = await tenure(['--server', '127.0.0.1:1', '--timeout', '800', 'ls', '/']);
       expect(down).toMatchObject({ code: 1, stdout: '', stderr: 'tenure: cannot connect to 127.0.0.1:1 within 800 ms\n' });
       const tls = await run('--tls-ca', '/nonexistent/ca.pem', 'ls', '/');
