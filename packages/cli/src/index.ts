@@ -4,4 +4,4 @@
  * and sessions, read from Curator's and Tenure's node layouts.
  */
 export * from './inspect/index.js';
-export { main } from './main.js';
+export { main, type MainIo } from './main.js';
