@@ -127,7 +127,7 @@ async function runLine(client: Client, options: GlobalOptions, io: ShellIo, line
   try {
     let words = splitWords(line);
     if (words.length === 0) return false;
-    const json = words.includes('--json');
+    const json = options.json || words.includes('--json');
     words = words.filter((w) => w !== '--json');
     const [name] = words;
     if (name === 'quit' || name === 'exit') return true;
