@@ -113,7 +113,10 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect((await run('ls', '/')).stdout).toBe('zookeeper\n');
       await run('create', '/d');
       await run('create', '/d/e');
-      expect(await run('deleteall', '/d')).toMatchObject({ code: 0 });
+      expect(await run('deleteall', '/d')).toMatchObject({ code: 0, stdout: '' });
+      await run('create', '-p', '/d2/e');
+      expect(json(await run('deleteall', '/d2', '--json'))).toEqual({ path: '/d2', deleted: true });
+      expect((await run('stat', '/d2')).stderr).toMatch(/^tenure: NoNode: /);
     });
 
     it('create modes: -e, -s, -c, -t ttl, -p, --acl', async () => {
