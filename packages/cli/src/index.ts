@@ -5,3 +5,4 @@
  */
 export * from './inspect/index.js';
 export { main, type MainIo } from './main.js';
+export { startUi, UiOptionsError, DEFAULT_UI_PORT, type UiOptions, type UiServer } from './ui/index.js';

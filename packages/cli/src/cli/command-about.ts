@@ -110,6 +110,11 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
     summary: 'each session with its client address, timeout and ephemerals (four-letter words cons and dump, where the server allows them)',
     example: 'tenure sessions',
   },
+  ui: {
+    synopsis: 'ui [--port 8181] [--host 127.0.0.1] [--write] [--ui-auth user:password] [--limit N] [PATH]',
+    summary: 'serve a live web page of locks, elections, groups, services, queues, sessions and the tree (read-only unless --write) until Ctrl-C',
+    example: 'tenure --server zk1:2181 ui --port 8181',
+  },
 };
 
 /** The name and texts of command `name`. */
