@@ -7,7 +7,10 @@
 import { describe, expect, test } from 'vitest';
 import { bundleForBrowser, readmeSnippet, repoRoot } from './bundle.js';
 
-/** Everything a browser needs for a client over WebSocket, and the recipes over that client. */
+/**
+ * Everything a browser needs for a client over WebSocket, and the recipes over that client; not
+ * @tenure/discovery, whose service instances read the host's addresses (node:os).
+ */
 const PACKAGES = ['protocol', 'client', 'ws', 'locks', 'nodes', 'cache', 'group', 'leader', 'barriers', 'counters', 'queues'];
 
 describe('browser entries bundle without Node built-ins', () => {
