@@ -30,8 +30,7 @@
  * A failed enter or leave (timeout, abort, close, lost member) still marks and deletes our node:
  * we withdrew, and nobody waits on us.
  */
-import { randomUUID } from 'node:crypto';
-import { CreateMode, NoNodeError, NodeExistsError, SessionExpiredError, type Client, type WaitOptions, type WaitScope } from '@tenure/client';
+import { CreateMode, NoNodeError, NodeExistsError, SessionExpiredError, newProtectedId, type Client, type WaitOptions, type WaitScope } from '@tenure/client';
 import { MemberLostError } from './errors.js';
 import { HandleClose, OneShot, unless } from './handle-close.js';
 import { INSIDE, LEFT, READY, RollCall } from './roll-call.js';
@@ -51,7 +50,7 @@ import { INSIDE, LEFT, READY, RollCall } from './roll-call.js';
  */
 export class DoubleBarrier implements AsyncDisposable {
   /** Our member node's name under `path` (a UUID, as Curator's). */
-  readonly memberName = randomUUID();
+  readonly memberName = newProtectedId(); // a v4 UUID, in Node and browsers alike
   /** Our member node. */
   readonly memberPath: string;
   private readonly readyPath: string;

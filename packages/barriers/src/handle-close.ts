@@ -2,14 +2,13 @@
  * What the barriers share: a handle's own close, joined to every wait it runs (the client's close
  * is joined by `client.waitScope` already), and a one-shot watch as a promise.
  */
-import { setMaxListeners } from 'node:events';
-import { ClosedError, WatcherType, type Client, type WaitOptions, type WatchCallback, type WatchEvent } from '@tenure/client';
+import { ClosedError, WatcherType, unlimitedListeners, type Client, type WaitOptions, type WatchCallback, type WatchEvent } from '@tenure/client';
 
 export class HandleClose {
   private readonly controller = new AbortController();
 
   constructor(private readonly what: string) {
-    setMaxListeners(0, this.controller.signal); // one listener per pending wait
+    unlimitedListeners(this.controller.signal); // one listener per pending wait
   }
 
   get closed(): boolean {

@@ -4,7 +4,6 @@
  * deletes, orphan clean-up). It runs requests: a fast path straight onto the live connection, and
  * a slow path that waits for a connection and retries under the policy.
  */
-import { setMaxListeners } from 'node:events';
 import { EventEmitter } from 'eventemitter3';
 import {
   AuthFailedError,
@@ -26,6 +25,7 @@ import type { ConnectionState, ErrorPolicy } from './connection-state.js';
 import { NotStartedError } from './errors.js';
 import { GuaranteedDeletes } from './guaranteed-delete.js';
 import { silentLogger, type Logger } from './logger.js';
+import { unlimitedListeners } from './node-builtins.js';
 import { DEFAULTS, positive, type AclProvider, type ClientOptions } from './options.js';
 import { backoffMs, isRetryableError, type RetryPolicy } from './retry-policies.js';
 import { runWithRetry } from './retry-loop.js';
@@ -95,7 +95,7 @@ export class ClientCore {
     this.aclProvider = opts.aclProvider;
     this.hosts = Object.freeze([...transport.hosts]);
     // Every pending wait and lease of every recipe on this client listens to it.
-    setMaxListeners(0, this.closing.signal);
+    unlimitedListeners(this.closing.signal);
     this.authInfo = [...(opts.authInfo ?? [])];
     this.registry = new WatchRegistry(this.logger);
     this.states = new StateDispatcher((s) => this.emitter.emit('stateChanged', s), this.logger);

@@ -4,10 +4,13 @@
  * - `tenure:client:request`: a TracingChannel around every operation of a Client (start, end,
  *   asyncStart, asyncEnd, error), with `{ op, path }`, then `result` or `error` and `code`.
  * - `tenure:client:state`: every connection state change, `{ state, previous, sessionId }`.
+ * Where there is no diagnostics_channel (browsers), both are silent stand-ins: `hasSubscribers`
+ * stays false, so nothing is ever published or traced.
  */
-import diagnostics_channel from 'node:diagnostics_channel';
+import type diagnostics_channel from 'node:diagnostics_channel';
 import { KeeperError } from '@tenure/protocol';
 import type { ConnectionState } from './connection-state.js';
+import { nodeBuiltin } from './node-builtins.js';
 
 export const REQUEST_CHANNEL = 'tenure:client:request';
 export const STATE_CHANNEL = 'tenure:client:state';
@@ -54,8 +57,24 @@ export interface StateMessage {
   sessionId: bigint;
 }
 
-export const requestChannel: diagnostics_channel.TracingChannel<unknown, RequestMessage> = diagnostics_channel.tracingChannel(REQUEST_CHANNEL);
-export const stateChannel: diagnostics_channel.Channel = diagnostics_channel.channel(STATE_CHANNEL);
+const channels = nodeBuiltin('node:diagnostics_channel');
+
+/** A channel nobody can subscribe to, for runtimes without diagnostics_channel. */
+const silentChannel = {
+  hasSubscribers: false,
+  subscribe(): void {},
+  unsubscribe(): boolean {
+    return false;
+  },
+  publish(): void {},
+  tracePromise<T>(run: () => Promise<T>): Promise<T> {
+    return run();
+  },
+};
+
+export const requestChannel: diagnostics_channel.TracingChannel<unknown, RequestMessage> =
+  channels?.tracingChannel(REQUEST_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.TracingChannel<unknown, RequestMessage>);
+export const stateChannel: diagnostics_channel.Channel = channels?.channel(STATE_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.Channel);
 
 /** Runs `run` inside the request channel's events. Call only when `requestChannel.hasSubscribers`. */
 export function traced<T>(op: OperationName, path: string | undefined, run: () => Promise<T>): Promise<T> {

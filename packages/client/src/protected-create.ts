@@ -7,7 +7,6 @@
  * - when the create finally fails without a definite answer (retries exhausted, aborted, session
  *   lost), the node it may have left is deleted in the background.
  */
-import { randomUUID } from 'node:crypto';
 import {
   ErrorCode,
   KeeperError,
@@ -28,8 +27,19 @@ export function protectedPrefix(id: string): string {
   return `${PROTECTED_PREFIX}${id}-`;
 }
 
+/**
+ * A random v4 UUID from the global Web Crypto (Node and browsers alike; no node:crypto, so a
+ * browser bundle can carry this module). Browsers offer randomUUID only in secure contexts (https,
+ * localhost); elsewhere the UUID is made from getRandomValues, which every context has.
+ */
 export function newProtectedId(): string {
-  return randomUUID();
+  const crypto = globalThis.crypto;
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40; // version 4
+  b[8] = (b[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** The protected id in a node name made by a protected create, or undefined. */

@@ -16,6 +16,7 @@
  */
 import { ConnectionState, NoNodeError, type Client, type Stat, type WatchEvent } from '@tenure/client';
 import { LeaseLostError, type LeaseEnd } from './errors.js';
+import { nextTurn } from './next-turn.js';
 
 export interface HeldNodeOptions {
   /** Called with the node's data when it is first read and whenever it changes while held. */
@@ -69,7 +70,7 @@ export class HeldNode {
     this.keepUntilRelease = options.keepNodeUntilRelease === true;
     // Armed once the caller has run on: a lease released at once never needs the watch (and its
     // read would delay the delete). A deletion before the watch is armed shows in the arming read.
-    setImmediate(() => {
+    nextTurn(() => {
       if (this.state === 'held') this.watchNode();
     });
   }

@@ -30,6 +30,7 @@ import {
   type WaitScope,
 } from '@tenure/client';
 import { HeldNode, type HeldNodeOptions } from './held-node.js';
+import { nextTurn } from './next-turn.js';
 
 export type Decision = { granted: true } | { granted: false; watch: string };
 
@@ -52,7 +53,7 @@ export interface QueueSpec {
   logger: Logger;
 }
 
-const settle = (): Promise<void> => new Promise((r) => setImmediate(r));
+const settle = (): Promise<void> => new Promise((r) => nextTurn(r));
 
 /** Enters the queue and waits until the rule grants us the lock; returns our node, now held. */
 export async function joinQueue(client: Client, spec: QueueSpec, scope: WaitScope): Promise<HeldNode> {

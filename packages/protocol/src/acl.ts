@@ -1,5 +1,6 @@
 /** ACL helpers: ZooKeeper's well-known lists and the digest scheme (wire doc §8). */
-import { createHash } from 'node:crypto';
+// @noble/hashes rather than node:crypto, so a browser bundle can carry this module.
+import { sha1 } from '@noble/hashes/legacy.js';
 import { Perms } from './constants.js';
 import type { ACL, Id } from './records.js';
 
@@ -15,13 +16,14 @@ export const READ_ACL_UNSAFE: readonly ACL[] = Object.freeze([{ perms: Perms.REA
 
 /** The digest id for user:password: `user:base64(sha1("user:password"))`. */
 export function digestId(user: string, password: string): Id {
-  const hash = createHash('sha1').update(`${user}:${password}`, 'utf8').digest('base64');
-  return { scheme: 'digest', id: `${user}:${hash}` };
+  return { scheme: 'digest', id: `${user}:${sha1Base64(`${user}:${password}`)}` };
 }
 
 /** The digest identity the server derives from an auth packet's `user:password` bytes. */
 export function digestFromAuth(auth: string): string {
   const i = auth.indexOf(':');
   const user = i < 0 ? auth : auth.slice(0, i);
-  return `${user}:${createHash('sha1').update(auth, 'utf8').digest('base64')}`;
+  return `${user}:${sha1Base64(auth)}`;
 }
+
+const sha1Base64 = (text: string): string => Buffer.from(sha1(new TextEncoder().encode(text))).toString('base64');

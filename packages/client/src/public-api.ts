@@ -1,0 +1,82 @@
+/**
+ * Everything @tenure/client exports except createClient, shared by the Node entry (index.ts) and
+ * the browser entry (browser.ts). No module reached from here imports `node:` or @tenure/zookeeper
+ * (test/browser/browser-entries.test.ts bundles the browser entry to check).
+ */
+export {
+  Client,
+  type AddWatchOptions,
+  type CreateOptions,
+  type CreateResult,
+  type DeleteOptions,
+  type MultiReadOp,
+  type MultiReadResult,
+  type OperationOptions,
+  type RemoveWatchesOptions,
+  type VersionOptions,
+  type WatchOptions,
+} from './client.js';
+export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
+export { sequenceAfter, sortBySequence, queuePosition, watchNode, waitForPredecessor, abandonNode, type QueuePosition, type NodeWatch, type AbandonOptions } from './sequence-queue.js';
+export {
+  REQUEST_CHANNEL,
+  STATE_CHANNEL,
+  requestChannel,
+  stateChannel,
+  type OperationName,
+  type RequestMessage,
+  type StateMessage,
+} from './diagnostics.js';
+export type { ClientEvents } from './client-core.js';
+export { ConnectionState, type ErrorPolicy } from './connection-state.js';
+export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';
+export type { ClientOptions, AclProvider } from './options.js';
+export type { AuthInfo } from './session.js';
+export { digestMd5Mechanism, type DigestMd5Options, type SaslExchange, type SaslMechanism, type SaslOptions } from './sasl.js';
+export type { PersistentWatch } from './persistent-watch.js';
+export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
+export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
+export { DataTooLargeError, NotStartedError, TransactionError, type TransactionOpResult } from './errors.js';
+export { PROTECTED_PREFIX, protectedPrefix, protectedIdOf, unprotectedName, newProtectedId } from './protected-create.js';
+export { systemClock, type Clock, type TimerHandle } from './clock.js';
+export { silentLogger, childLogger, type Logger } from './logger.js';
+export { unlimitedListeners } from './node-builtins.js';
+export type { NodeData } from './request-size.js';
+
+// What users of the client need from the protocol package, so one import suffices.
+export {
+  CreateMode,
+  WatcherType,
+  EventType,
+  Perms,
+  OPEN_ACL_UNSAFE,
+  CREATOR_ALL_ACL,
+  READ_ACL_UNSAFE,
+  digestId,
+  ErrorCode,
+  KeeperError,
+  ConnectionLossError,
+  SessionExpiredError,
+  SessionMovedError,
+  OperationTimeoutError,
+  NoNodeError,
+  NodeExistsError,
+  BadVersionError,
+  NotEmptyError,
+  NoAuthError,
+  NoChildrenForEphemeralsError,
+  BadArgumentsError,
+  InvalidACLError,
+  NoWatcherError,
+  AuthFailedError,
+  NotReadOnlyError,
+  AbortError,
+  TimeoutError,
+  ClosedError,
+  InvalidPathError,
+  type ACL,
+  type Id,
+  type Stat,
+  type ClientInfo,
+  type Transport,
+} from '@tenure/protocol';
