@@ -152,7 +152,41 @@ export async function main(argv: readonly string[]): Promise<void> {
   for (const w of warnings) logger.warn(w);
   if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
 
-  let running: RunningServer;
+  // The handlers go in before anything listens: a signal sent as soon as `serving` is read (or
+  // during start-up) must find them, or Node's default action kills the process.
+  let running: RunningServer | undefined;
+  let stopping = false;
+  const stop = (server: RunningServer): void => {
+    server.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // During start-up: it stops as soon as it has started (and has synced what recovery wrote).
+    if (running !== undefined) stop(running);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const fatal = (err: unknown): void => {
+    logger.fatal({ err }, 'uncaught error');
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
+
   try {
     running = await startServer(settings, logger, (event) => {
       // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
@@ -164,6 +198,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     logger.fatal({ err }, 'tenure-server could not start');
     process.exit(1);
+  }
+  if (stopping) {
+    stop(running);
+    return;
   }
   logger.info(
     {
@@ -178,32 +216,4 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     'serving',
   );
-
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    running.stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  const fatal = (err: unknown): void => {
-    logger.fatal({ err }, 'uncaught error');
-    process.exit(1);
-  };
-  process.on('uncaughtException', fatal);
-  process.on('unhandledRejection', fatal);
 }
