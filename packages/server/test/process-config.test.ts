@@ -150,11 +150,9 @@ describe('zoo.cfg', () => {
     expect(err.message).toMatch(/:2: .* is an ensemble setting; tenure-server is a standalone server.*ZooKeeper ensemble/);
   });
 
-  test('TLS, SASL and WebSocket keys are parsed (a bad value names its key) and refused until this build serves them', () => {
+  test('TLS keys are parsed (a bad value names its key) and refused until this build serves them', () => {
     expect(configError(() => loadSettings(['--config', cfg('secureClientPort=2281\n')])).message).toMatch(/secureClientPort: TLS is not served by this build/);
     expect(configError(() => loadSettings(['--config', cfg('ssl.keyStore.location=/k.pem\n')])).key).toBe('ssl.keyStore.location');
-    expect(configError(() => loadSettings(['--config', cfg('sasl.usersFile=/u\n')])).message).toMatch(/SASL is not served/);
-    expect(configError(() => loadSettings(['--ws-port', '8080'])).message).toMatch(/WebSocket is not served/);
     expect(configError(() => loadSettings(['--config', cfg('secureClientPort=x\n')])).message).toMatch(/bad value for secureClientPort/);
   });
 

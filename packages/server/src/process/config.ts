@@ -7,8 +7,10 @@
  * - A bad value is a ConfigError that names the key (and the file and line, or the flag).
  * - Ensemble keys (`server.N`, `initLimit`, `syncLimit`, …) are a ConfigError: this is a
  *   standalone server; a larger deployment moves to a ZooKeeper ensemble.
- * - Keys for features this build does not have yet (TLS, SASL, WebSocket) are parsed, so a bad
- *   value still names its key, then refused with a message saying so.
+ * - Keys for features this build does not have yet (TLS) are parsed, so a bad value still names
+ *   its key, then refused with a message saying so.
+ * - SASL users come from files (a JAAS config's Server section, or a users file: sasl-users.ts),
+ *   read by loadSettings (main.ts) into `saslUsers`.
  */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
 import type { PropertyEntry } from './properties.js';
@@ -60,13 +62,24 @@ export interface ServerSettings {
   metricsPort: number | undefined;
   metricsHost: string;
   logLevel: LogLevel;
-  /** TLS, SASL and WebSocket keys, parsed but not served by this build (see `unsupported`). */
+  /** TLS keys, parsed but not served by this build (see `unsupported`). */
   secureClientPort: number | undefined;
   secureClientPortAddress: string | undefined;
   ssl: Record<string, string>;
+  /** A JAAS login config whose Server section lists the DIGEST-MD5 users (sasl-users.ts). */
+  jaasConfig: string | undefined;
+  /** `name=password` lines: DIGEST-MD5 users. */
   saslUsersFile: string | undefined;
+  /** The users read from jaasConfig and saslUsersFile (by loadSettings); absent: no SASL users. */
+  saslUsers: Readonly<Record<string, string>> | undefined;
+  /** A WebSocket listener (one ZooKeeper frame per binary message) beside the client port. */
   webSocketPort: number | undefined;
+  /** Absent: clientPortAddress. */
+  webSocketPortAddress: string | undefined;
+  /** Absent: '/zookeeper'. */
   webSocketPath: string | undefined;
+  /** Browser origins allowed; absent: every origin. */
+  webSocketOrigins: readonly string[] | undefined;
 }
 
 /** The four-letter words ZooKeeper 3.8 knows. */
@@ -97,9 +110,13 @@ export function defaultSettings(): ServerSettings {
     secureClientPort: undefined,
     secureClientPortAddress: undefined,
     ssl: {},
+    jaasConfig: undefined,
     saslUsersFile: undefined,
+    saslUsers: undefined,
     webSocketPort: undefined,
+    webSocketPortAddress: undefined,
     webSocketPath: undefined,
+    webSocketOrigins: undefined,
   };
 }
 
@@ -124,6 +141,24 @@ function nonEmpty(v: string): string {
   if (v === '') throw new Error('is empty');
   return v;
 }
+function urlPath(v: string): string {
+  if (!v.startsWith('/')) throw new Error(`${JSON.stringify(v)} does not start with /`);
+  return v;
+}
+function origins(v: string): readonly string[] {
+  const list = v.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  if (list.length === 0) throw new Error('is empty');
+  for (const o of list) {
+    let ok = false;
+    try {
+      ok = new URL(o).origin !== 'null';
+    } catch {
+      // not a URL
+    }
+    if (!ok) throw new Error(`${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+  }
+  return list;
+}
 function words(v: string): readonly string[] | '*' {
   const list = v.split(',').map((w) => w.trim()).filter((w) => w !== '');
   if (list.includes('*')) return '*';
@@ -140,13 +175,11 @@ export interface ConfigKey {
   arg: string;
   help: string;
   apply(s: ServerSettings, value: string): void;
-  /** Why this build refuses the key once parsed (TLS, SASL, WebSocket not here yet). */
+  /** Why this build refuses the key once parsed (TLS not here yet). */
   unsupported?: string;
 }
 
 const TLS_MISSING = 'TLS is not served by this build of tenure-server yet (it comes with the connections issue): remove the key, or use a ZooKeeper server for TLS';
-const SASL_MISSING = 'SASL is not served by this build of tenure-server yet (it comes with the connections issue): remove the key, or use a ZooKeeper server for SASL';
-const WS_MISSING = 'WebSocket is not served by this build of tenure-server yet (it comes with the connections issue): remove the key';
 
 const sslKey = (name: string, help: string): ConfigKey => ({
   key: name,
@@ -213,9 +246,24 @@ export const KEYS: readonly ConfigKey[] = [
   sslKey('ssl.trustStore.password', 'trust store password (not in this build yet)'),
   sslKey('ssl.trustStore.type', 'PEM or PKCS12 (not in this build yet)'),
   sslKey('ssl.clientAuth', 'none, want or need (not in this build yet)'),
-  { key: 'sasl.usersFile', arg: 'file', help: 'SASL DIGEST-MD5 users, `user=password` lines (not in this build yet)', apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)), unsupported: SASL_MISSING },
-  { key: 'webSocketPort', flag: 'ws-port', arg: 'port', help: 'WebSocket client port (not in this build yet)', apply: (s, v) => void (s.webSocketPort = port(v)), unsupported: WS_MISSING },
-  { key: 'webSocketPath', arg: 'path', help: 'WebSocket path (not in this build yet)', apply: (s, v) => void (s.webSocketPath = nonEmpty(v)), unsupported: WS_MISSING },
+  {
+    key: 'java.security.auth.login.config',
+    flag: 'jaas-config',
+    arg: 'file',
+    help: "a JAAS file: its Server section's DigestLoginModule user_<name>=\"<password>\" options are the SASL users",
+    apply: (s, v) => void (s.jaasConfig = nonEmpty(v)),
+  },
+  { key: 'sasl.usersFile', flag: 'sasl-users-file', arg: 'file', help: 'SASL DIGEST-MD5 users, one name=password line each', apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)) },
+  { key: 'webSocketPort', flag: 'ws-port', arg: 'port', help: 'a WebSocket client port beside clientPort (default: off)', apply: (s, v) => void (s.webSocketPort = port(v)) },
+  { key: 'webSocketPortAddress', flag: 'ws-host', arg: 'address', help: 'address of the WebSocket port (default clientPortAddress)', apply: (s, v) => void (s.webSocketPortAddress = nonEmpty(v)) },
+  { key: 'webSocketPath', flag: 'ws-path', arg: 'path', help: 'the path upgraded to WebSocket (default /zookeeper)', apply: (s, v) => void (s.webSocketPath = urlPath(v)) },
+  {
+    key: 'webSocketOrigins',
+    flag: 'ws-origins',
+    arg: 'origins',
+    help: 'browser origins allowed, comma-separated (default: every origin; clients without an Origin header are always let in)',
+    apply: (s, v) => void (s.webSocketOrigins = origins(v)),
+  },
 ];
 
 const BY_KEY = new Map(KEYS.map((k) => [k.key, k]));
@@ -225,6 +273,8 @@ export const BY_FLAG = new Map(KEYS.filter((k) => k.flag !== undefined).map((k) 
 const ENSEMBLE = /^(server\.\d+|group\.\d+|weight\.\d+|initLimit|syncLimit|electionAlg|electionPort|peerType|dynamicConfigFile|leaderServes|quorumListenOnAllIPs)$/;
 /** ZooKeeper keys read and deliberately not served here: a warning, not an error. */
 const IGNORED = /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\.\d+|skipACL|audit\.enable|maxCnxns)$/;
+/** Auth providers tenure-server always has: naming them (as a ZooKeeper SASL or TLS config does) is no warning. */
+const BUILT_IN_PROVIDER = /(SASLAuthenticationProvider|X509AuthenticationProvider|DigestAuthenticationProvider)$/;
 
 /** Where a value came from, for messages: `zoo.cfg:12` or `--port`. */
 export type Origin = { file: string; line: number } | { flag: string };
@@ -240,6 +290,7 @@ export function applyKey(s: ServerSettings, key: string, value: string, origin: 
   }
   const def = BY_KEY.get(key);
   if (def === undefined) {
+    if (/^authProvider\.\d+$/.test(key) && BUILT_IN_PROVIDER.test(value)) return undefined;
     if (IGNORED.test(key)) return `${where(origin)}: ${key} is not served by tenure-server; ignored`;
     return `${where(origin)}: unknown key ${key}; ignored`;
   }
@@ -278,6 +329,7 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
   const min = s.minSessionTimeout === -1 ? 2 * s.tickTime : s.minSessionTimeout;
   const max = s.maxSessionTimeout === -1 ? 20 * s.tickTime : s.maxSessionTimeout;
   if (min > max) throw new ConfigError(`minSessionTimeout (${min}) must not be larger than maxSessionTimeout (${max})`, 'minSessionTimeout');
+  if (s.webSocketPort !== undefined && s.webSocketPort !== 0 && s.webSocketPort === s.clientPort) throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
   if (s.dataLogDir !== undefined && s.dataDir === undefined) throw new ConfigError('dataLogDir is set without dataDir: set dataDir too (or neither, to run in memory)', 'dataLogDir');
   if (s.autopurge.snapRetainCount < 3) {
     // ZooKeeper's DatadirCleanupManager raises it to 3 the same way.

@@ -18,6 +18,8 @@ import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from 
 import { helpText, parseCommandLine } from './flags.js';
 import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
+import { readSaslUsers } from './sasl-users.js';
+import type { WebSocketAddress } from '../websocket-endpoint.js';
 
 /** The package's version, from its package.json (one level above src/ and dist/). */
 export function version(): string {
@@ -43,6 +45,7 @@ export function loadSettings(argv: readonly string[]): { settings: ServerSetting
     file = { path: cli.config, entries: parseProperties(text) };
   }
   const { settings, warnings } = settingsFrom(file, cli.values, cli.logLevel === undefined ? {} : { logLevel: cli.logLevel });
+  settings.saslUsers = readSaslUsers({ jaasConfig: settings.jaasConfig, usersFile: settings.saslUsersFile });
   return { settings, warnings, help: false, version: false };
 }
 
@@ -76,6 +79,7 @@ export function serverOptions(
     maxClientCnxns: s.maxClientCnxns,
     globalOutstandingLimit: s.globalOutstandingLimit,
     fourLetterWords: s.fourLetterWords,
+    ...(s.saslUsers === undefined ? {} : { sasl: { users: s.saslUsers } }),
     logger,
     ...storageOptions(s),
   };
@@ -93,6 +97,8 @@ function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
 export interface RunningServer {
   server: EmbeddedServer;
   address: ListenAddress;
+  /** The WebSocket listener, with webSocketPort. */
+  webSocket: WebSocketAddress | undefined;
   metricsPort: number | undefined;
   /** Stops accepting, answers what is in flight, closes. */
   stop(): Promise<void>;
@@ -105,6 +111,17 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
+    const webSocket =
+      settings.webSocketPort === undefined
+        ? undefined
+        : await server.listen({
+            port: settings.webSocketPort,
+            host: settings.webSocketPortAddress ?? settings.clientPortAddress,
+            webSocket: {
+              ...(settings.webSocketPath === undefined ? {} : { path: settings.webSocketPath }),
+              ...(settings.webSocketOrigins === undefined ? {} : { origins: settings.webSocketOrigins }),
+            },
+          });
     let metricsPort: number | undefined;
     if (settings.metricsPort !== undefined) {
       const served = await serveMetrics(new ServerMetrics(server), settings.metricsPort, settings.metricsHost);
@@ -117,7 +134,7 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
       await server.shutdown();
       await closingMetrics;
     };
-    return { server, address, metricsPort, stop };
+    return { server, address, webSocket, metricsPort, stop };
   } catch (err) {
     metricsServer?.close();
     await server.close();
@@ -209,6 +226,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       address: running.address.address,
       connectString: running.address.connectString,
       metricsPort: running.metricsPort,
+      webSocketPort: running.webSocket?.port,
+      webSocketUrl: running.webSocket?.url,
+      saslUsers: settings.saslUsers === undefined ? undefined : Object.keys(settings.saslUsers).length,
       dataDir: settings.dataDir,
       dataLogDir: settings.dataLogDir,
       ...recoveredFields(running.server),
