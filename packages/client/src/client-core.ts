@@ -14,6 +14,7 @@ import {
   OpCode,
   SessionExpiredError,
   WatcherType,
+  type TlsError,
   isRetryableCode,
   type Connection,
   type Reply,
@@ -37,6 +38,13 @@ import { WatchRegistry } from './watch-registry.js';
 
 export interface ClientEvents {
   stateChanged: (state: ConnectionState) => void;
+  /**
+   * Every host refused the TLS handshake in a row (unknown CA, expired certificate, host name
+   * mismatch, missing client certificate). Before the first connection start() rejects with it;
+   * on a running client the session keeps its state and tries again after a pause (2 s, doubling
+   * to 60 s) or at once after updateTls(); the session is LOST if that outlasts its timeout.
+   */
+  tlsError: (error: TlsError) => void;
 }
 
 /** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
@@ -69,6 +77,7 @@ export class ClientCore {
   /** Aborted at close once in-flight guaranteed deletes had their chance: stops background work. */
   private readonly lifetime = new AbortController();
   private readonly background = new Set<Promise<unknown>>();
+  private readonly transport: Transport & { updateTls?(tls: unknown): void };
 
   constructor(transport: Transport, opts: ClientOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -98,7 +107,9 @@ export class ClientCore {
       registry: this.registry,
       states: this.states,
       onSessionEnded: (epoch) => this.deletes.sessionEnded(epoch),
+      onTlsRefused: (error) => this.emitter.emit('tlsError', error),
     });
+    this.transport = transport;
   }
 
   /** Aborts with ClosedError when close() begins. */
@@ -134,6 +145,13 @@ export class ClientCore {
     if (this.states.connectedOnce || this.isClosed) return;
     this.started = false;
     await this.session.halt();
+  }
+
+  /** Hands new TLS options to the transport and ends a pause after refused handshakes. */
+  updateTls(tls: unknown): void {
+    if (typeof this.transport.updateTls !== 'function') throw new TypeError('updateTls: the client was created without tls');
+    this.transport.updateTls(tls);
+    this.session.tlsUpdated();
   }
 
   /**

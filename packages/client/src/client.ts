@@ -28,6 +28,8 @@ import {
   type StatResponse,
   type Stat,
 } from '@tenure/protocol';
+import type { EventEmitter } from 'eventemitter3';
+import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from './clock.js';
 import type { ClientCore, ClientEvents } from './client-core.js';
 import { requestChannel, traced } from './diagnostics.js';
@@ -155,15 +157,15 @@ export class Client {
   // ---- events and state ----
 
   on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): this {
-    this.core.emitter.on(event, listener);
+    this.core.emitter.on(event, listener as EventEmitter.EventListener<ClientEvents, E>);
     return this;
   }
   once<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): this {
-    this.core.emitter.once(event, listener);
+    this.core.emitter.once(event, listener as EventEmitter.EventListener<ClientEvents, E>);
     return this;
   }
   off<E extends keyof ClientEvents>(event: E, listener?: ClientEvents[E]): this {
-    this.core.emitter.off(event, listener);
+    this.core.emitter.off(event, listener as EventEmitter.EventListener<ClientEvents, E> | undefined);
     return this;
   }
 
@@ -350,18 +352,33 @@ export class Client {
 
   /**
    * Connects. Resolves once connected; rejects with TimeoutError after `timeoutMs` (default
-   * connectionTimeoutMs) or AbortError. If it rejects before any connection, the client stops
-   * trying and may be started again.
+   * connectionTimeoutMs) or AbortError, and with TlsError (host and reason) once every host has
+   * refused the TLS handshake. If it rejects before any connection, the client stops trying and
+   * may be started again (after `updateTls`, say).
    */
   async start(options: WaitOptions = {}): Promise<void> {
     const core = this.core;
+    let onTls: ((e: Error) => void) | undefined;
+    // Every host refused TLS: that answer, not a timeout later.
+    const refused = new Promise<never>((_, reject) => core.emitter.once('tlsError', (onTls = reject)));
     core.start();
     try {
-      await this.waitForState(CONNECTED_STATES, { ...options, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs });
+      await Promise.race([this.waitForState(CONNECTED_STATES, { ...options, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs }), refused]);
     } catch (err) {
       await core.abandonStart();
       throw err;
+    } finally {
+      core.emitter.off('tlsError', onTls);
     }
+  }
+
+  /**
+   * New TLS options (or a function returning them) for connections opened from now on, e.g. a
+   * renewed client certificate; the open connection keeps its own. A wait after refused
+   * handshakes ends at once. Throws TypeError on a client created without `tls`.
+   */
+  updateTls(tls: TlsSetting): void {
+    this.core.updateTls(tls);
   }
 
   /**

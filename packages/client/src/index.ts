@@ -32,6 +32,7 @@ export { ConnectionState, type ErrorPolicy } from './connection-state.js';
 export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';
 export type { ClientOptions, AclProvider } from './options.js';
 export type { AuthInfo } from './session.js';
+export type { TlsOptions, TlsSetting } from '@tenure/zookeeper';
 export type { PersistentWatch } from './persistent-watch.js';
 export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
 export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
@@ -72,6 +73,8 @@ export {
   TimeoutError,
   ClosedError,
   InvalidPathError,
+  TlsError,
+  type TlsRefusal,
   type ACL,
   type Id,
   type Stat,

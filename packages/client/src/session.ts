@@ -15,6 +15,7 @@
  * - Each connection attempt, handshake included, times out after T / (number of hosts). Attempts
  *   back off with jitter, capped at min(1 s, T/3); hosts are tried in a shuffled order.
  * - After every (re)connect: auth packets, then SetWatches batches, then waiting requests.
+ * - A refused TLS handshake (TlsError) is not a connection loss: see tls-refusals.ts.
  */
 import {
   AbortError,
@@ -22,6 +23,7 @@ import {
   ConnectionLossError,
   OpCode,
   SessionExpiredError,
+  TlsError,
   type CloseReason,
   type Connection,
   type ConnectionHandlers,
@@ -34,6 +36,7 @@ import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
 import type { Logger } from './logger.js';
 import { setWatchesBatches } from './set-watches.js';
 import type { StateDispatcher } from './state-dispatcher.js';
+import { TlsRefusals, type TlsRefusalListener } from './tls-refusals.js';
 import { WaitScope, sleep, typedReason } from './wait-scope.js';
 import type { WatchRegistry } from './watch-registry.js';
 
@@ -53,6 +56,8 @@ export interface SessionConfig {
   states: StateDispatcher;
   /** Called when a session ends (LOST or close), after the LOST state was posted. */
   onSessionEnded: (epoch: number) => void;
+  /** Every host refused the TLS handshake in a row (see tls-refusals.ts). */
+  onTlsRefused?: TlsRefusalListener;
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
@@ -130,6 +135,7 @@ export class Session {
   private needReset = false;
   private seenRwServer = false;
   private closing: Promise<void> | null = null;
+  private readonly refusals = new TlsRefusals();
 
   constructor(cfg: SessionConfig) {
     this.cfg = cfg;
@@ -241,6 +247,11 @@ export class Session {
     });
   }
 
+  /** New TLS options: a pause after refused handshakes ends now. */
+  tlsUpdated(): void {
+    this.refusals.wakeUp();
+  }
+
   // ---- the connect loop ----
 
   private async connectLoop(): Promise<void> {
@@ -260,6 +271,15 @@ export class Session {
           await sleep(this.clock, reconnectDelayMs(failures, this.timeoutBase()), abort.signal);
         }
         const outcome = await this.attempt(this.hosts.next(), abort.signal);
+        if (outcome instanceof TlsError) {
+          failures++;
+          if (this.refusals.refused(this.hosts.count)) {
+            this.cfg.onTlsRefused?.(outcome);
+            await this.refusals.pause(this.clock, abort.signal);
+          }
+          continue;
+        }
+        this.refusals.reset();
         if (outcome === 'failed') {
           failures++;
           continue;
@@ -322,7 +342,7 @@ export class Session {
     );
   }
 
-  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired'> {
+  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired' | TlsError> {
     const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
@@ -336,6 +356,10 @@ export class Session {
         });
       } catch (err) {
         if (loopSignal.aborted) throw typedReason(loopSignal);
+        if (err instanceof TlsError) {
+          this.log.error({ err, host: err.host, reason: err.reason }, `TLS handshake refused: ${err.message}`);
+          return err;
+        }
         this.log.debug({ err, host }, 'connection attempt failed');
         return 'failed';
       }

@@ -11,7 +11,7 @@ import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/prot
 import { authenticate } from './acl-policy.js';
 import { DataTree } from './data-tree.js';
 import { FaultGate } from './fault-gate.js';
-import type { AcceptResult, FrontDoor, ServerLimits } from './front-door.js';
+import type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
 import { InProcessTransport } from './in-process-transport.js';
 import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedOptions } from './options.js';
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
@@ -20,6 +20,7 @@ import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './serv
 import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
+import { TlsListener } from './tls-listener.js';
 import { WatchRegistry } from './watch-registry.js';
 
 type ServerSession = Session<ServerConnection>;
@@ -83,11 +84,13 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
 
   /**
    * Serves ZooKeeper's wire protocol on TCP (see tcp-listener.ts); any ZooKeeper client can connect.
-   * Resolves with the bound address (port 0 picks a free one). close() stops it.
+   * With `tls`, serves it on TLS instead (tls-listener.ts): a verified client certificate
+   * authenticates the connection as `x509:<subject>`. Call it again for more listeners (plaintext
+   * and TLS side by side). Resolves with the bound address (port 0 picks a free one). close() stops it.
    */
   async listen(options: ListenOptions = {}): Promise<ListenAddress> {
     this.ensureOpen();
-    const listener = new TcpListener(this);
+    const listener = options.tls ? new TlsListener(this, options.tls, options.handshakeTimeoutMs) : new TcpListener(this);
     this.listeners.add(listener);
     try {
       return await listener.listen(options);
@@ -103,7 +106,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    * closed, refusing connections (restart) or the client has seen a zxid this server has not; with
    * AbortError when `params.signal` aborts.
    */
-  async accept(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
+  async accept(params: ConnectParams, sink: ConnectionSink, peer?: PeerInfo): Promise<AcceptResult> {
     const { signal } = params;
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
@@ -126,7 +129,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       session.timeoutMs = timeoutMs;
     }
     this.wheel.touch(session, timeoutMs);
-    const conn = new ServerConnection(this, session, sink, o.clientAddress, this.baseIds);
+    const ids = peer?.x509Subject === undefined ? this.baseIds : [{ scheme: 'x509', id: peer.x509Subject }, ...this.baseIds];
+    const conn = new ServerConnection(this, session, sink, o.clientAddress, ids);
     session.connection = conn;
     this.connections.add(conn);
     return { kind: 'connected', connection: conn, timeoutMs };
@@ -188,7 +192,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private auth(conn: ServerConnection, req: { scheme?: unknown; auth?: unknown }, token: unknown): void {
     const scheme = typeof req.scheme === 'string' ? req.scheme : '';
     const auth = req.auth instanceof Uint8Array ? Buffer.from(req.auth) : null;
-    const ids = authenticate(scheme, auth, conn.clientAddr, this.options.superDigest);
+    const ids = authenticate(scheme, auth, conn.clientAddr, this.options.superDigest, conn.authIds);
     if (ids === undefined) {
       conn.pushReply(token, { zxid: 0n, err: ErrorCode.AUTHFAILED, response: undefined });
       conn.closeAfterFlush(`authentication failed for scheme ${JSON.stringify(scheme)}`);

@@ -17,3 +17,5 @@ export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
 export { ZooKeeperSuite } from './zookeeper-suite.js';
+export { makeTlsCertificates, STORE_PASSWORD, SUBJECTS, CLIENT_X509_ID, type TlsCertificates, type CertificateName } from './tls-certificates.js';
+export { TlsTestingServer, javaClientFlags, NETTY_JARS, type TlsTestingServerOptions } from './zookeeper-tls.js';
