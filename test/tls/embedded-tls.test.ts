@@ -100,6 +100,27 @@ describe('refused handshakes with the embedded server', () => {
     expect(server.connectionCount).toBe(0);
   });
 
+  test('several hosts: one refusing is skipped; start() rejects only once every host has refused', async () => {
+    server = createEmbeddedServer({ tickMs: 2000 });
+    const bad = await server.listen({ port: 0, tls: certs.serverOptions('wrong-host-server') });
+    const good = await server.listen({ port: 0, tls: certs.serverOptions() });
+    const worse = await server.listen({ port: 0, tls: certs.serverOptions('expired-server') });
+    for (let i = 0; i < 3; i++) {
+      // Hosts are tried in a shuffled order: whichever comes first, the good one connects.
+      const c = client(`${bad.connectString},${good.connectString}`, certs.clientOptions());
+      await c.start();
+      expect(c.connectedServer).toBe(good.connectString);
+    }
+    const { logger, errors } = recordingLogger();
+    const c = client(`${bad.connectString},${worse.connectString}`, certs.clientOptions(), { logger });
+    const err = (await c.start().catch((e: unknown) => e)) as TlsError;
+    expect(err).toBeInstanceOf(TlsError);
+    const refused = errors.filter((m) => m.includes('TLS handshake refused'));
+    expect(refused).toHaveLength(2);
+    expect(refused.some((m) => m.includes('hostname-mismatch') && m.includes(bad.connectString))).toBe(true);
+    expect(refused.some((m) => m.includes('expired') && m.includes(worse.connectString))).toBe(true);
+  });
+
   test('a refused start() can be retried after updateTls', async () => {
     server = createEmbeddedServer({ tickMs: 2000 });
     const { connectString } = await server.listen({ port: 0, tls: certs.serverOptions() });
