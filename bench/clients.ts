@@ -269,7 +269,7 @@ function nodeChild(name: string, args: string[]): LineProcess {
 }
 
 type ClientName = 'Tenure' | 'node-zookeeper-client' | 'Java ZooKeeper 3.8';
-type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
+type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'ZooKeeper 3.8 Netty (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
 
 /** One column of the tables: a server reached over one transport. */
 interface Column {
@@ -345,7 +345,11 @@ async function orchestrate(): Promise<void> {
     { name: 'ZooKeeper 3.8', connect: zk.connectString, transport: 'tcp', embedded: false },
     { name: 'embedded (TCP)', connect: embeddedAddress, transport: 'tcp', embedded: true },
   ];
-  if (zkTls) columns.push({ name: 'ZooKeeper 3.8 (TLS)', connect: zkTls.secureConnectString, transport: 'tls', embedded: false });
+  if (zkTls) {
+    // The TLS server's plaintext port too: TLS / TCP on ZooKeeper compares one factory (Netty) with itself.
+    columns.push({ name: 'ZooKeeper 3.8 Netty (TCP)', connect: zkTls.server.connectString, transport: 'tcp', embedded: false });
+    columns.push({ name: 'ZooKeeper 3.8 (TLS)', connect: zkTls.secureConnectString, transport: 'tls', embedded: false });
+  }
   if (tlsDir) columns.push({ name: 'embedded (TLS)', connect: embeddedTls, transport: 'tls', embedded: true });
   const servers = columns.map((c) => [c.name, c.connect] as const);
 
@@ -450,16 +454,16 @@ function report(r: ReportInput): void {
   out.push(`median of ${r.ROUNDS} interleaved rounds; getData rounds ${r.SECONDS} s, ${r.IN_FLIGHT} in flight, ${r.PAYLOAD}-byte payload; create+delete rounds ${r.cdMs / 1000} s; warm-up ${r.WARMUP} s + ${r.WARMUP / 2} s per worker`);
   out.push('ZooKeeper 3.8.0 (Debian) standalone, tickTime 2000, forceSync=no, full JIT; embedded server in its own Node process');
   if (r.servers.some((s) => s.endsWith('(TLS)'))) {
-    out.push('TLS: ZooKeeper 3.8 (TLS) is a second server with the Netty factory, TLS 1.2 on its secureClientPort; embedded (TLS) is TLS 1.3; client certificates required; nzc has no TLS');
+    out.push('TLS: a second ZooKeeper with the Netty factory (TLS needs it): its plaintext port is "Netty (TCP)", its secureClientPort (TLS 1.2) "(TLS)"; embedded (TLS) is TLS 1.3; client certificates required; nzc has no TLS');
   }
 
   const table = (title: string, workload: string, field: keyof Sample, fmt: (n: number) => string, rows: string[] = clients): void => {
     out.push('');
     out.push(title);
-    out.push(`| ${pad('client', 24)} | ${r.servers.map((s) => padL(s, 20)).join(' | ')} |`);
-    out.push(`|${'-'.repeat(26)}|${r.servers.map(() => '-'.repeat(22)).join('|')}|`);
+    out.push(`| ${pad('client', 24)} | ${r.servers.map((s) => padL(s, 25)).join(' | ')} |`);
+    out.push(`|${'-'.repeat(26)}|${r.servers.map(() => '-'.repeat(27)).join('|')}|`);
     for (const c of rows) {
-      out.push(`| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 20)).join(' | ')} |`);
+      out.push(`| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 25)).join(' | ')} |`);
     }
   };
   const ratioRow = (label: string, workload: string, field: keyof Sample, a: string, b: string): string =>
@@ -467,7 +471,7 @@ function report(r: ReportInput): void {
       .map((s) => {
         const x = med(workload, a, s, field);
         const y = med(workload, b, s, field);
-        return padL(x === undefined || y === undefined ? '—' : fmtRatio(x / y), 20);
+        return padL(x === undefined || y === undefined ? '—' : fmtRatio(x / y), 25);
       })
       .join(' | ')} |`;
 
@@ -495,14 +499,14 @@ function report(r: ReportInput): void {
     };
     out.push(`| ${pad(c, 24)} | ${padL(ratio('getdata'), 16)} | ${padL(ratio('createdelete'), 16)} |`);
   }
-  const scpu = r.serverCpu[`getdata|Tenure|embedded (TCP)`];
+  const scpu = r.serverCpu['getdata|Tenure|embedded (TCP)'];
   if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
-  const scpuTls = r.serverCpu[`getdata|Tenure|embedded (TLS)`];
+  const scpuTls = r.serverCpu['getdata|Tenure|embedded (TLS)'];
   if (scpuTls) out.push(`embedded server CPU per getData over TLS (Tenure rounds): ${median(scpuTls).toFixed(2)} µs/op`);
 
   // What TLS costs each client, on each server: TLS / TCP.
   const pairs: [string, ServerName, ServerName][] = [
-    ['ZooKeeper 3.8', 'ZooKeeper 3.8 (TLS)', 'ZooKeeper 3.8'],
+    ['ZooKeeper 3.8', 'ZooKeeper 3.8 (TLS)', 'ZooKeeper 3.8 Netty (TCP)'],
     ['embedded', 'embedded (TLS)', 'embedded (TCP)'],
   ];
   if (r.servers.includes('embedded (TLS)') || r.servers.includes('ZooKeeper 3.8 (TLS)')) {
@@ -527,7 +531,7 @@ function report(r: ReportInput): void {
     for (const s of r.servers) {
       for (const c of clients) {
         const xs = r.samples.get(`${workload}|${c}|${s}`);
-        if (xs) out.push(`  ${pad(label, 13)} ${pad(c, 22)} → ${pad(s, 15)} ${xs.map((x) => padL(fmtOps(x.opsPerSec), 8)).join(' ')}`);
+        if (xs) out.push(`  ${pad(label, 13)} ${pad(c, 22)} → ${pad(s, 25)} ${xs.map((x) => padL(fmtOps(x.opsPerSec), 8)).join(' ')}`);
       }
     }
   }
@@ -541,6 +545,7 @@ function report(r: ReportInput): void {
   out.push('');
   out.push('Targets');
   for (const s of r.servers) {
+    if (s === 'ZooKeeper 3.8 Netty (TCP)') continue; // a reference for the TLS / TCP table only
     if (s.endsWith('(TLS)')) {
       check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
       continue;

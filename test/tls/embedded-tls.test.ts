@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { AuthFailedError, ConnectionState, createClient, NoAuthError, Perms, TlsError, type Client, type TlsOptions } from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
@@ -68,6 +69,15 @@ describe('x509 identities on the embedded TLS listener', () => {
     await expect(p.addAuth('x509', '')).rejects.toBeInstanceOf(AuthFailedError);
     // One tree behind both listeners.
     expect((await p.getChildren('/')).children.sort()).toEqual(['auth', 'x509', 'zookeeper']);
+    // Four-letter words work over TLS too (the same connection handler).
+    const word = await new Promise<string>((resolve, reject) => {
+      const t = tlsConnect({ host: secure.address, port: secure.port, ...certs.clientOptions() }, () => t.write('ruok'));
+      let text = '';
+      t.on('data', (b: Buffer) => (text += b.toString()));
+      t.on('error', reject);
+      t.on('close', () => resolve(text));
+    });
+    expect(word).toBe('imok');
   });
 
   test('a certificate the listener does not verify (want mode, unknown CA) gives no identity', async () => {
