@@ -7,7 +7,7 @@
  *
  * A handshake that fails (garbage, a plaintext client, an unknown CA, a missing certificate
  * when one is required, a client that stops half way and is cut off after handshakeTimeoutMs)
- * costs only that socket; `refusedHandshakes` counts them.
+ * costs only that socket (logged at debug level).
  */
 import { createServer, type TLSSocket, type TlsOptions } from 'node:tls';
 import type { FrontDoor, PeerInfo } from './front-door.js';
@@ -42,9 +42,6 @@ export function peerOf(socket: TLSSocket): PeerInfo {
 }
 
 export class TlsListener extends TcpListener {
-  /** Handshakes that failed: not TLS, refused certificates, cut off half way. */
-  refusedHandshakes = 0;
-
   constructor(server: FrontDoor, options: TlsListenOptions, handshakeTimeoutMs = 10_000) {
     super(server, createServer({ ...options, handshakeTimeout: handshakeTimeoutMs }));
     this.handshakeTimeoutMs = handshakeTimeoutMs;
@@ -61,7 +58,6 @@ export class TlsListener extends TcpListener {
       this.adopt(socket, peer);
     });
     this.netServer.on('tlsClientError', (err: Error, socket: TLSSocket) => {
-      this.refusedHandshakes++;
       this.server.logger?.debug?.({ err, remote: socket.remoteAddress }, 'TLS handshake failed');
       socket.destroy();
     });
