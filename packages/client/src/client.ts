@@ -351,20 +351,25 @@ export class Client {
   // ---- lifecycle ----
 
   /**
-   * Connects. Resolves once connected; rejects with TimeoutError after `timeoutMs` (default
-   * connectionTimeoutMs) or AbortError, and with TlsError (host and reason) once every host has
-   * refused the TLS handshake. If it rejects before any connection, the client stops trying and
-   * may be started again (after `updateTls`, say).
+   * Connects. Resolves once connected (after SASL, with the `sasl` option); rejects with
+   * TimeoutError after `timeoutMs` (default connectionTimeoutMs) or AbortError, and with TlsError
+   * (host and reason) once every host has refused the TLS handshake. If it rejects before any
+   * connection, the client stops trying and may be started again (after `updateTls`, say). With
+   * `sasl`, a refusal (wrong password, unknown user) rejects at once with AuthFailedError, for good.
    */
   async start(options: WaitOptions = {}): Promise<void> {
     const core = this.core;
+    if (core.authFailure) throw core.authFailure;
     let onTls: ((e: Error) => void) | undefined;
     // Every host refused TLS: that answer, not a timeout later.
     const refused = new Promise<never>((_, reject) => core.emitter.once('tlsError', (onTls = reject)));
     core.start();
+    // A SASL refusal ends the wait at once: the client will not connect.
+    const signal = options.signal ? AbortSignal.any([options.signal, core.authFailedSignal]) : core.authFailedSignal;
     try {
-      await Promise.race([this.waitForState(CONNECTED_STATES, { ...options, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs }), refused]);
+      await Promise.race([this.waitForState(CONNECTED_STATES, { ...options, signal, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs }), refused]);
     } catch (err) {
+      if (core.authFailure) throw core.authFailure;
       await core.abandonStart();
       throw err;
     } finally {

@@ -1,6 +1,7 @@
 /**
- * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest`, `ip` and
- * `x509` schemes, the fix-up of ACL lists on create/setACL, permission checks and auth packets.
+ * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest`, `ip`,
+ * `sasl` and `x509` schemes, the fix-up of ACL lists on create/setACL, permission checks and auth
+ * packets.
  *
  * `x509` is ZooKeeper's X509AuthenticationProvider: a TLS connection with a verified client
  * certificate is `x509:<subject>` (RFC 2253, as Java's X500Principal.getName() writes it) from
@@ -70,6 +71,14 @@ interface Provider {
 }
 
 const providers: Record<string, Provider> = {
+  // ZooKeeper's SASLAuthenticationProvider: the id is the authenticated user (a Kerberos-style
+  // name; one with '@' must be user[/host]@REALM); an ACL matches it exactly.
+  sasl: {
+    authenticated: true,
+    valid: (id) => !id.includes('@') || /^[^/@]*(\/[^/@]*)?@[^/@]*$/.test(id),
+    matches: (a, b) => a === b,
+    userName: (id) => id,
+  },
   digest: {
     authenticated: true,
     valid: (id) => javaSplit(id, ':').length === 2,
@@ -107,7 +116,8 @@ function sameAcl(a: ACL, b: ACL): boolean {
 const internedAcls = new Map<string, readonly ACL[]>();
 const MAX_INTERNED_ACLS = 10_000;
 
-function intern(acl: ACL[]): readonly ACL[] {
+/** The shared, frozen copy of an ACL list (also used when a snapshot or a txn log is loaded). */
+export function intern(acl: ACL[]): readonly ACL[] {
   let key = '';
   for (const a of acl) key += `${a.perms}\u0000${a.id.scheme}\u0000${a.id.id}\u0001`;
   const found = internedAcls.get(key);

@@ -35,6 +35,27 @@ export class DataTree {
     this.nodes.set(path, node);
   }
 
+  /**
+   * Empties the tree, root and system nodes included, for a load from a snapshot (storage/):
+   * the loader then `restore`s every node, parents first.
+   */
+  reset(): void {
+    this.nodes.clear();
+    this.ephemerals.clear();
+    this.containers.clear();
+    this.ttls.clear();
+  }
+
+  /** Puts a loaded node in place: the root, or a child linked under its (loaded) parent, stats untouched. */
+  restore(path: string, node: ZNode): void {
+    if (path === '/') {
+      this.nodes.set('/', node);
+      return;
+    }
+    this.attach(path, node);
+    this.index(path, node.ephemeralOwner, true);
+  }
+
   /** The node at `path`; '' is the root too, as in ZooKeeper (whose tree keeps the root under both). */
   get(path: string): ZNode | undefined {
     return this.nodes.get(path === '' ? '/' : path);

@@ -9,6 +9,7 @@
 import type { ConnectParams, Id, Request, Transport } from '@tenure/protocol';
 import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/protocol';
 import { authenticate } from './acl-policy.js';
+import { ConnectionLimits } from './connection-limits.js';
 import { DataTree } from './data-tree.js';
 import { FaultGate } from './fault-gate.js';
 import type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
@@ -17,11 +18,19 @@ import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedO
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
 import { ServerConnection, type ConnectionHost, type ConnectionSink } from './server-connection.js';
 import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './server-introspection.js';
+import { SaslAuthenticator } from './sasl-auth.js';
 import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
 import { TlsListener } from './tls-listener.js';
 import { WatchRegistry } from './watch-registry.js';
+import { DataDirStorage } from './storage/data-dir-storage.js';
+import { sessionPassword } from './storage/session-password.js';
+import { captureRequest } from './storage/txn-capture.js';
+import type { TxnBody } from './storage/txn-records.js';
+
+/** Output of a server in memory is never held for the log. */
+const ALWAYS_VISIBLE = (1n << 63n) - 1n;
 
 type ServerSession = Session<ServerConnection>;
 
@@ -31,29 +40,60 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   readonly limits: ServerLimits;
   readonly logger: Logger | undefined;
   readonly introspection: ServerIntrospection;
+  /** maxClientCnxns, globalOutstandingLimit and the traffic counts metrics read (connection-limits.ts). */
+  readonly connectionLimits: ConnectionLimits;
   private readonly zxidCounter: ZxidCounter = { last: 0n };
   private readonly tree: DataTree;
   private readonly watches = new WatchRegistry();
-  private readonly sessionTable = new SessionTable<ServerConnection>();
+  private readonly sessionTable: SessionTable<ServerConnection>;
+  /** The data dir, or undefined for a server in memory (storage/). */
+  private readonly storage: DataDirStorage | undefined;
+  /** Everything up to this zxid is on disk; output that reveals a later one waits. */
+  private durableZxid = ALWAYS_VISIBLE;
+  private readonly waitingForLog = new Set<ServerConnection>();
+  private readonly durableWaiters: Array<{ zxid: bigint; resolve: () => void }> = [];
+  private storageFailure: Error | undefined;
   private readonly processor: RequestProcessor;
   private readonly wheel: SessionWheel<ServerSession>;
   private readonly faults: FaultGate;
   private readonly connections = new Set<ServerConnection>();
+  /** The client address each connection holds a maxClientCnxns slot for. */
+  private readonly slots = new Map<ServerConnection, string>();
   private readonly reaper: NodeJS.Timeout;
   private isClosed = false;
+  /** shutdown() began: no new handshakes. */
+  private draining = false;
   /** Connections with output to deliver at the next flush. */
   private due: ServerConnection[] = [];
   private readonly listeners = new Set<TcpListener>();
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
+  private readonly saslAuth: SaslAuthenticator;
 
   constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
     this.options = resolveOptions(options);
     this.name = this.options.name;
-    this.limits = Object.freeze({ maxBufferBytes: this.options.maxBufferBytes });
+    this.limits = Object.freeze({
+      maxBufferBytes: this.options.maxBufferBytes,
+      maxClientCnxns: this.options.maxClientCnxns,
+      globalOutstandingLimit: this.options.globalOutstandingLimit,
+    });
+    this.connectionLimits = new ConnectionLimits(this.options.maxClientCnxns, this.options.globalOutstandingLimit);
     this.logger = this.options.logger;
     this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
-    this.tree = new DataTree(this.options.ttlEnabled);
+    if (this.options.storage !== undefined) {
+      // Recovers the dir now (throws DataDirCorruptError naming the file and offset).
+      this.storage = new DataDirStorage(this.options.storage, this.options.ttlEnabled);
+      this.tree = this.storage.recovered.tree;
+      this.zxidCounter.last = this.storage.recovered.lastZxid;
+      this.durableZxid = this.storage.recovered.lastZxid;
+      this.sessionTable = new SessionTable<ServerConnection>(sessionPassword);
+    } else {
+      this.storage = undefined;
+      this.tree = new DataTree(this.options.ttlEnabled);
+      this.sessionTable = new SessionTable<ServerConnection>();
+    }
+    this.saslAuth = new SaslAuthenticator(this.options.sasl);
     this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.onDue(due), clock);
     this.faults = new FaultGate({
@@ -70,9 +110,28 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       wheel: this.wheel,
       connections: this.connections,
       clock,
+      limits: this.connectionLimits,
     });
     this.reaper = setInterval(() => this.reap(), this.options.containerCheckIntervalMs);
     this.reaper.unref();
+    if (this.storage !== undefined) this.startStorage(this.storage);
+  }
+
+  /** Restores the sessions (their clocks start now) and hands the storage its hooks. */
+  private startStorage(storage: DataDirStorage): void {
+    for (const [id, timeoutMs] of storage.recovered.sessions) {
+      this.wheel.touch(this.sessionTable.restore(id, timeoutMs), timeoutMs);
+    }
+    storage.start({
+      state: () => {
+        const sessions = new Map<bigint, number>();
+        for (const s of this.sessionTable) if (!s.closing) sessions.set(s.id, s.timeoutMs);
+        return { tree: this.tree, sessions };
+      },
+      durable: (zxid) => this.onDurable(zxid),
+      failed: (err) => this.onStorageFailure(err),
+      warn: (obj, msg) => this.options.logger?.warn(obj, msg),
+    });
   }
 
   // ---- front doors ----
@@ -110,6 +169,25 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     const { signal } = params;
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
+    // maxClientCnxns first, as ZooKeeper refuses the socket before reading its ConnectRequest.
+    const address = peer?.address ?? this.options.clientAddress;
+    const refused = this.connectionLimits.admit(address);
+    if (refused !== undefined) {
+      this.logger?.warn({ address, maxClientCnxns: this.options.maxClientCnxns }, refused);
+      throw new ConnectionLossError(undefined, refused);
+    }
+    let result: AcceptResult | undefined;
+    try {
+      result = await this.handshake(params, sink, peer);
+      return result;
+    } finally {
+      if (result?.kind === 'connected' && !result.connection.closed) this.slots.set(result.connection, address);
+      else this.connectionLimits.release(address);
+    }
+  }
+
+  private async handshake(params: ConnectParams, sink: ConnectionSink, peer: PeerInfo | undefined): Promise<AcceptResult> {
+    const { signal } = params;
     await (this.faults.armed ? this.faults.handshake(params.sessionId, signal) : undefined);
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
@@ -121,7 +199,13 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     let session: ServerSession | undefined;
     if (params.sessionId === 0n) {
       session = this.sessionTable.create(timeoutMs);
-      this.zxidCounter.last++; // createSession is a transaction
+      const zxid = ++this.zxidCounter.last; // createSession is a transaction
+      if (this.storage !== undefined) {
+        this.log(session.id, zxid, OpCode.createSession, Date.now(), { type: OpCode.createSession, timeOut: timeoutMs });
+        // The client hears of its session only once the session is on disk.
+        await this.durable(zxid);
+        this.ensureServing();
+      }
     } else {
       session = this.sessionTable.validate(params.sessionId, Buffer.from(params.passwd ?? []));
       if (session === undefined) return { kind: 'expired' };
@@ -141,7 +225,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    * larger than maxBufferBytes: the connection closes without an answer, as ZooKeeper does.
    */
   receive(conn: ServerConnection, request: unknown, token: unknown, oversize = false): void {
-    if (conn.closing || this.isClosed) return;
+    if (conn.closing || this.isClosed || this.storageFailure !== undefined) return;
+    if (!oversize) this.connectionLimits.received(conn, (request as { type?: number } | null)?.type ?? -1);
     if (this.faults.armed && this.faults.holds(conn, request, token, oversize)) return;
     this.serve(conn, request, token, oversize);
   }
@@ -156,6 +241,13 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     const type = (request as { type?: unknown } | null)?.type;
     if (type === OpCode.auth) {
       this.auth(conn, request as Request & { type: 100 }, token);
+      return;
+    }
+    if (type === OpCode.sasl) {
+      const out = this.saslAuth.handle(conn, request as { token?: unknown });
+      if (out.ids) conn.addAuthIds(out.ids);
+      conn.pushReply(token, out.reply);
+      if (out.close !== undefined) conn.closeAfterFlush(out.close);
       return;
     }
     this.wheel.touch(session, session.timeoutMs);
@@ -174,11 +266,23 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       return;
     }
     let outcome;
+    const before = this.zxidCounter.last;
     try {
       outcome = this.processor.process(conn, request as Request);
     } catch (err) {
       this.options.logger?.warn({ err, request }, 'request failed');
       outcome = { reply: { zxid: this.zxidCounter.last, err: ErrorCode.MARSHALLINGERROR, response: undefined } };
+    }
+    if (this.storage !== undefined && this.zxidCounter.last !== before) {
+      const now = Date.now();
+      let c;
+      try {
+        c = captureRequest(this.tree, request as Request, outcome.reply, conn.authIds, now);
+      } catch (err) {
+        this.options.logger?.warn({ err, request }, 'could not derive the txn; logging an error txn');
+        c = { type: OpCode.error, body: { type: OpCode.error, err: outcome.reply.err } as TxnBody, time: now };
+      }
+      this.log(session.id, this.zxidCounter.last, c.type, c.time, c.body);
     }
     if (lose) {
       conn.abort('reply lost (fault injection)');
@@ -222,16 +326,96 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     this.wheel.remove(s);
     this.sessionTable.delete(s.id);
     if (this.faults.armed) this.faults.forgetSession(s);
-    return this.processor.killSession(s.id);
+    const paths = this.storage === undefined ? [] : [...(this.tree.ephemerals.get(s.id) ?? [])];
+    const zxid = this.processor.killSession(s.id);
+    if (this.storage !== undefined) this.log(s.id, zxid, OpCode.closeSession, Date.now(), { type: OpCode.closeSession, paths2Delete: paths });
+    return zxid;
+  }
+
+  // ---- storage (storage/) ----
+
+  /** Appends a txn to the data dir's log. */
+  private log(clientId: bigint, zxid: bigint, type: number, time: number, body: TxnBody): void {
+    this.storage?.append({ clientId, cxid: 0, zxid, time, type }, body);
+  }
+
+  /** Resolves once everything up to `zxid` is on disk; rejects when the log failed. */
+  private durable(zxid: bigint): Promise<void> {
+    if (this.storageFailure !== undefined) return Promise.reject(new ConnectionLossError(undefined, 'storage failed'));
+    if (zxid <= this.durableZxid) return Promise.resolve();
+    return new Promise((resolve) => this.durableWaiters.push({ zxid, resolve }));
+  }
+
+  private onDurable(zxid: bigint): void {
+    this.durableZxid = zxid;
+    const s = this.storage!;
+    this.options.onStorageEvent?.({ kind: 'durable', zxid, commits: s.logStats.commits, txns: s.logStats.txns });
+    for (const conn of this.waitingForLog) this.scheduleFlush(conn);
+    this.waitingForLog.clear();
+    let kept = 0;
+    for (const w of this.durableWaiters) {
+      if (w.zxid <= zxid) w.resolve();
+      else this.durableWaiters[kept++] = w;
+    }
+    this.durableWaiters.length = kept;
+  }
+
+  /** The log cannot be written: nothing more is answered; what was not on disk is never shown. */
+  private onStorageFailure(err: Error): void {
+    if (this.storageFailure !== undefined) return;
+    this.storageFailure = err;
+    this.options.logger?.warn({ err }, 'the txn log could not be written or synced; the server stops answering');
+    this.waitingForLog.clear();
+    this.abortAll('storage failed');
+    for (const w of this.durableWaiters.splice(0)) w.resolve(); // accept() then finds the server failed
+    this.options.onStorageEvent?.({ kind: 'failed', error: err });
+  }
+
+  /** The storage's failure, when the log could not be written or synced. */
+  get failure(): Error | undefined {
+    return this.storageFailure;
+  }
+
+  /** Group commits, txns logged and snapshots taken since open (with a data dir). */
+  get storageStats(): { durableZxid: bigint; commits: number; txns: number; snapshots: number; recovered: { replayed: number; snapshotZxid: bigint | undefined } } | undefined {
+    const s = this.storage;
+    if (s === undefined) return undefined;
+    return {
+      durableZxid: this.durableZxid,
+      commits: s.logStats.commits,
+      txns: s.logStats.txns,
+      snapshots: s.stats.snapshots,
+      recovered: { replayed: s.recovered.replayed, snapshotZxid: s.recovered.snapshotZxid },
+    };
+  }
+
+  /** Takes a snapshot now (with a data dir); resolves when it is on disk. */
+  async snapshot(): Promise<void> {
+    await this.storage?.snapshot();
+  }
+
+  /** Purges old snapshots and logs as `autopurge` says (with a data dir). */
+  purge(): { snapshots: string[]; logs: string[] } {
+    return this.storage?.purgeNow() ?? { snapshots: [], logs: [] };
   }
 
   // ---- ConnectionHost ----
 
   detach(conn: ServerConnection): void {
     this.connections.delete(conn);
+    this.connectionLimits.forget(conn);
+    const address = this.slots.get(conn);
+    if (address !== undefined) {
+      this.slots.delete(conn);
+      this.connectionLimits.release(address);
+    }
     this.watches.removeAll(conn);
     if (conn.session.connection === conn) conn.session.connection = undefined;
     if (this.faults.armed) this.faults.forgetConnection(conn);
+  }
+
+  delivered(conn: ServerConnection, replies: number, events: number): void {
+    this.connectionLimits.delivered(conn, replies, events);
   }
 
   sinkError(err: unknown): void {
@@ -244,6 +428,18 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
 
   holdsOutput(conn: ServerConnection): boolean {
     return this.faults.armed && this.faults.parksOutput(conn);
+  }
+
+  outputZxid(): bigint {
+    return this.zxidCounter.last;
+  }
+
+  visibleZxid(): bigint {
+    return this.durableZxid;
+  }
+
+  awaitDurable(conn: ServerConnection): void {
+    if (this.storageFailure === undefined) this.waitingForLog.add(conn);
   }
 
   scheduleFlush(conn: ServerConnection): void {
@@ -352,12 +548,42 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   /**
+   * A graceful close (SIGTERM): stops taking connections and reading requests, waits until every
+   * request received has been answered (at most `timeoutMs`, default 5,000), then close().
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.isClosed) return;
+    this.draining = true;
+    // Each listener stops taking connections and reading requests (one without stopAccepting is
+    // closed with the rest below).
+    for (const l of this.listeners as Iterable<{ stopAccepting?(): void }>) l.stopAccepting?.();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.connectionLimits.idle(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 5000))),
+    ]);
+    clearTimeout(timer);
+    // The last replies leave in the flush microtask that answered them; let it run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.close();
+  }
+
+  /**
    * Closes every connection and stops every timer; pending restart() and pause() promises resolve.
    * The server cannot be used afterwards.
    */
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
+    if (this.storage !== undefined) {
+      // Answer what is in flight: the log is written and synced, then the held output goes.
+      try {
+        await this.storage.close();
+      } catch (err) {
+        this.onStorageFailure(err instanceof Error ? err : new Error(String(err)));
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     // Closing is not a partition: every client hears of it now.
     this.faults.close(this.sessionTable, () => this.abortAll('server closed'));
     clearInterval(this.reaper);
@@ -381,14 +607,19 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   private ensureServing(): void {
-    if (this.isClosed) throw new ConnectionLossError(undefined, 'server closed');
+    if (this.isClosed || this.draining) throw new ConnectionLossError(undefined, 'server closed');
+    if (this.storageFailure !== undefined) throw new ConnectionLossError(undefined, 'server storage failed');
     if (this.faults.refusing) throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
   }
 
   private reap(): void {
     if (this.isClosed || (this.faults.armed && this.faults.halted)) return;
     if (this.tree.containers.size === 0 && this.tree.ttls.size === 0) return;
-    for (const path of this.processor.reapCandidates(Date.now())) this.processor.reap(path);
+    for (const path of this.processor.reapCandidates(Date.now())) {
+      const before = this.zxidCounter.last;
+      this.processor.reap(path);
+      if (this.zxidCounter.last !== before) this.log(0n, this.zxidCounter.last, OpCode.deleteContainer, Date.now(), { type: OpCode.deleteContainer, path });
+    }
   }
 }
 

@@ -13,3 +13,4 @@ export type { TlsListenOptions } from './tls-listener.js';
 export { certificateSubject } from './x509-subject.js';
 export { SessionWheel } from './session-wheel.js';
 export type { WheelClock } from './session-wheel.js';
+export type { SaslServerOptions } from './sasl-auth.js';

@@ -1,5 +1,12 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import type { DataDirOptions } from './storage/data-dir-storage.js';
+
+/** What the durable storage reports: each group commit, and a failure to write or sync the log. */
+export type StorageEvent =
+  | { kind: 'durable'; zxid: bigint; commits: number; txns: number }
+  | { kind: 'failed'; error: Error };
+import type { SaslServerOptions } from './sasl-auth.js';
 
 /** A pino-compatible logger; the server is silent without one. */
 export interface Logger {
@@ -7,7 +14,7 @@ export interface Logger {
   debug?(obj: unknown, msg?: string): void;
 }
 
-export interface EmbeddedServerOptions {
+export interface EmbeddedServerOptions extends Partial<DataDirOptions> {
   /** The host name the transport answers to (`transport().hosts`). Default 'embedded'. */
   name?: string;
   /** ZooKeeper's tickTime. Default 2000 ms. */
@@ -31,7 +38,31 @@ export interface EmbeddedServerOptions {
   superDigest?: string;
   /** The address a connection is authenticated as (`ip` scheme). Default '127.0.0.1'. */
   clientAddress?: string;
+  /**
+   * Connections per client address (ZooKeeper's maxClientCnxns); one more is refused and closed
+   * without an answer. Default 0, no limit: tests and examples open many clients from one
+   * address. The `tenure-server` process defaults to ZooKeeper's 60.
+   */
+  maxClientCnxns?: number;
+  /**
+   * Requests received and not yet answered, over every connection, before connections stop being
+   * read (ZooKeeper's globalOutstandingLimit, back-pressure instead of a growing queue). Default
+   * 1000, as ZooKeeper; 0 for no limit.
+   */
+  globalOutstandingLimit?: number;
+  /**
+   * The four-letter words answered (ZooKeeper's 4lw.commands.whitelist), `'*'` for all. Default
+   * `'*'`; the `tenure-server` process defaults to ZooKeeper's `['srvr']`.
+   */
+  fourLetterWords?: readonly string[] | '*';
+  /** SASL DIGEST-MD5 users (`{ users: { bob: 'secret' } }`): a client that proves one is `sasl:bob`. */
+  sasl?: SaslServerOptions;
   logger?: Logger;
+  /**
+   * Storage events (with `dataDir`): every group commit, and a log that could not be written or
+   * synced, after which the server answers nothing more (a process should exit).
+   */
+  onStorageEvent?: (event: StorageEvent) => void;
 }
 
 export interface ResolvedOptions {
@@ -45,7 +76,19 @@ export interface ResolvedOptions {
   persistentWatches: boolean;
   superDigest: string | undefined;
   clientAddress: string;
+  maxClientCnxns: number;
+  globalOutstandingLimit: number;
+  fourLetterWords: readonly string[] | '*';
+  sasl: SaslServerOptions | undefined;
   logger: Logger | undefined;
+  /** The data dir options, or undefined for a server in memory. */
+  storage: DataDirOptions | undefined;
+  onStorageEvent: ((event: StorageEvent) => void) | undefined;
+}
+
+function count(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a whole number >= 0, got ${v}`);
+  return v;
 }
 
 function positive(name: string, v: number): number {
@@ -71,6 +114,22 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
     persistentWatches: o.persistentWatches ?? true,
     superDigest: o.superDigest,
     clientAddress: o.clientAddress ?? '127.0.0.1',
+    maxClientCnxns: count('maxClientCnxns', o.maxClientCnxns ?? 0),
+    globalOutstandingLimit: count('globalOutstandingLimit', o.globalOutstandingLimit ?? 1000),
+    fourLetterWords: o.fourLetterWords === undefined || o.fourLetterWords === '*' ? '*' : Object.freeze([...o.fourLetterWords]),
+    sasl: o.sasl,
     logger: o.logger,
+    storage:
+      o.dataDir === undefined
+        ? undefined
+        : {
+            dataDir: o.dataDir,
+            dataLogDir: o.dataLogDir,
+            snapCount: o.snapCount === undefined ? undefined : positive('snapCount', o.snapCount),
+            preAllocSize: o.preAllocSize === undefined ? undefined : positive('preAllocSize', o.preAllocSize),
+            forceSync: o.forceSync,
+            autopurge: o.autopurge,
+          },
+    onStorageEvent: o.onStorageEvent,
   };
 }

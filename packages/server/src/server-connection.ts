@@ -11,12 +11,17 @@
 import type { ACL, CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
 import { Perms } from '@tenure/protocol';
 import { permits } from './acl-policy.js';
+import type { LimitedConnection, ThrottleSink } from './connection-limits.js';
 import type { RequestContext } from './request-processor.js';
 import type { Session } from './session-table.js';
 import type { Watcher, WatchMode, WatchSide } from './watch-registry.js';
 
-/** Where a connection's output goes: the front end (in-process connection, TCP socket). */
-export interface ConnectionSink {
+/**
+ * Where a connection's output goes: the front end (in-process connection, TCP socket). A front
+ * door that can stop reading (a socket) implements `pauseReading` / `resumeReading`, which the
+ * server calls for globalOutstandingLimit (connection-limits.ts).
+ */
+export interface ConnectionSink extends ThrottleSink {
   /** The answer to the request sent with `token`. */
   deliverReply(token: unknown, reply: Reply): void;
   deliverEvent(event: WatcherEvent, zxid: bigint): void;
@@ -34,17 +39,30 @@ export interface ConnectionHost {
   scheduleFlush(conn: ServerConnection): void;
   /** Whether the connection's output is held now; the host calls `conn.flush()` when the hold ends. */
   holdsOutput(conn: ServerConnection): boolean;
+  /** `replies` answers and `events` notifications were delivered (outstanding requests, packets sent). */
+  delivered(conn: ServerConnection, replies: number, events: number): void;
+  /** The zxid output produced now depends on (the last one applied). */
+  outputZxid(): bigint;
+  /** Output that depends on a later zxid waits: that txn is not on disk yet (durable storage). */
+  visibleZxid(): bigint;
+  /** The connection holds output past `visibleZxid()`; the host flushes it when more is durable. */
+  awaitDurable(conn: ServerConnection): void;
 }
 
+/** `after`: the zxid the item reveals; it is delivered once that txn is durable. */
 type Out =
-  | { kind: 'reply'; token: unknown; reply: Reply }
-  | { kind: 'event'; event: WatcherEvent; zxid: bigint }
-  | { kind: 'close'; reason: CloseReason };
+  | { kind: 'reply'; token: unknown; reply: Reply; after: bigint }
+  | { kind: 'event'; event: WatcherEvent; zxid: bigint; after: bigint }
+  | { kind: 'close'; reason: CloseReason; after: bigint };
 
 let nextConnectionId = 1;
 
-export class ServerConnection implements Watcher, RequestContext {
+export class ServerConnection implements Watcher, RequestContext, LimitedConnection {
   readonly id = nextConnectionId++;
+  // ---- LimitedConnection (connection-limits.ts) ----
+  outstanding = 0;
+  throttled = false;
+  owed: number[] | undefined = undefined;
   private dataModes: Map<string, WatchMode> | undefined;
   private childModes: Map<string, WatchMode> | undefined;
   /** The connection's identities; starts as the shared `[ip]` list, copied on the first auth. */
@@ -66,6 +84,10 @@ export class ServerConnection implements Watcher, RequestContext {
     this.authIds = baseIds;
   }
 
+  get throttleSink(): ConnectionSink {
+    return this.sink;
+  }
+
   watchModes(side: WatchSide, create: true): Map<string, WatchMode>;
   watchModes(side: WatchSide, create?: boolean): Map<string, WatchMode> | undefined;
   watchModes(side: WatchSide, create = false): Map<string, WatchMode> | undefined {
@@ -85,18 +107,18 @@ export class ServerConnection implements Watcher, RequestContext {
 
   notify(event: WatcherEvent, zxid: bigint, acl?: readonly ACL[]): void {
     if (acl !== undefined && !permits(acl, Perms.READ, this.authIds)) return;
-    this.push({ kind: 'event', event, zxid });
+    this.push({ kind: 'event', event, zxid, after: this.host.outputZxid() });
   }
 
   pushReply(token: unknown, reply: Reply): void {
-    this.push({ kind: 'reply', token, reply });
+    this.push({ kind: 'reply', token, reply, after: this.host.outputZxid() });
   }
 
   /** Closes after everything queued so far has been delivered (closeSession, refused request). */
   closeAfterFlush(message: string): void {
     if (this.closing) return;
     this.closing = true;
-    this.push({ kind: 'close', reason: { kind: 'server', message } });
+    this.push({ kind: 'close', reason: { kind: 'server', message }, after: this.host.outputZxid() });
     this.host.detach(this);
   }
 
@@ -105,7 +127,8 @@ export class ServerConnection implements Watcher, RequestContext {
     if (this.closed) return;
     this.closing = true;
     this.outbox = [];
-    this.push({ kind: 'close', reason: { kind: 'server', message } });
+    // The close reveals no txn: it need not wait for the log.
+    this.push({ kind: 'close', reason: { kind: 'server', message }, after: 0n });
     this.closed = true;
     this.host.detach(this);
   }
@@ -138,16 +161,30 @@ export class ServerConnection implements Watcher, RequestContext {
     this.flushQueued = false;
     // A hold that began after this flush was scheduled: the host flushes again when it ends.
     if (this.host.holdsOutput(this)) return;
-    const items = this.outbox;
+    let items = this.outbox;
     this.outbox = [];
+    const visible = this.host.visibleZxid();
+    const held = items.findIndex((item) => item.after > visible);
+    if (held !== -1) {
+      this.outbox = items.slice(held);
+      items = items.slice(0, held);
+      this.host.awaitDurable(this);
+    }
+    let replies = 0;
+    let events = 0;
     for (const item of items) {
       try {
-        if (item.kind === 'reply') this.sink.deliverReply(item.token, item.reply);
-        else if (item.kind === 'event') this.sink.deliverEvent(item.event, item.zxid);
-        else this.sink.deliverClose(item.reason);
+        if (item.kind === 'reply') {
+          replies++;
+          this.sink.deliverReply(item.token, item.reply);
+        } else if (item.kind === 'event') {
+          events++;
+          this.sink.deliverEvent(item.event, item.zxid);
+        } else this.sink.deliverClose(item.reason);
       } catch (err) {
         this.host.sinkError(err);
       }
     }
+    if (replies + events > 0) this.host.delivered(this, replies, events);
   }
 }

@@ -49,6 +49,12 @@ function randomSessionId(): bigint {
 export class SessionTable<C> {
   private readonly byId = new Map<bigint, Session<C>>();
 
+  /**
+   * `passwordOf` derives a session's password from its id (ZooKeeper's scheme, for sessions that
+   * outlive the process, see storage/session-password.ts); without it passwords are random.
+   */
+  constructor(private readonly passwordOf?: (id: bigint) => Buffer) {}
+
   get size(): number {
     return this.byId.size;
   }
@@ -56,7 +62,14 @@ export class SessionTable<C> {
   create(timeoutMs: number): Session<C> {
     let id = randomSessionId();
     while (this.byId.has(id)) id = randomSessionId();
-    const s = new Session<C>(id, take(16), timeoutMs);
+    const s = new Session<C>(id, this.passwordOf?.(id) ?? take(16), timeoutMs);
+    this.byId.set(id, s);
+    return s;
+  }
+
+  /** Puts back a session read from storage (its password is derived, so `passwordOf` must be set). */
+  restore(id: bigint, timeoutMs: number): Session<C> {
+    const s = new Session<C>(id, this.passwordOf?.(id) ?? take(16), timeoutMs);
     this.byId.set(id, s);
     return s;
   }

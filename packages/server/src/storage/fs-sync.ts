@@ -1,0 +1,42 @@
+/** Durable file operations: a file is synced before its rename, and a directory after a new entry. */
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes `bytes` to `dir/tmpName`, syncs it, renames it to `dir/name`, syncs the dir. */
+export async function writeFileDurably(dir: string, tmpName: string, name: string, bytes: Buffer, sync: boolean): Promise<void> {
+  const tmp = join(dir, tmpName);
+  const fh = await open(tmp, 'w');
+  try {
+    let off = 0;
+    while (off < bytes.length) off += (await fh.write(bytes, off, bytes.length - off)).bytesWritten;
+    if (sync) await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, join(dir, name));
+  if (sync) syncDir(dir);
+}
+
+export function writeFileDurablySync(dir: string, tmpName: string, name: string, bytes: Buffer): void {
+  const tmp = join(dir, tmpName);
+  const fd = openSync(tmp, 'w');
+  try {
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, join(dir, name));
+  syncDir(dir);
+}

@@ -1,0 +1,78 @@
+/**
+ * Replays a logged transaction onto a data tree and the session map, as DataTree.processTxn does
+ * at recovery: no checks (the txn was validated when it was logged), and idempotent where ZooKeeper
+ * is (a create of a node that exists or a delete of one that does not changes nothing; a parent's
+ * cversion only moves forward).
+ */
+import type { ACL } from '@tenure/protocol';
+import { CONTAINER_EPHEMERAL_OWNER, OpCode, ttlEphemeralOwner } from '@tenure/protocol';
+import { intern } from '../acl-policy.js';
+import { parentOrRoot, type DataTree } from '../data-tree.js';
+import type { Txn, TxnBody, TxnHeader } from './txn-records.js';
+
+const internAcl = (acl: readonly ACL[]): readonly ACL[] => intern(acl.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+
+function create(tree: DataTree, h: TxnHeader, path: string, data: Buffer | null, acl: readonly ACL[], owner: bigint, parentCVersion: number): void {
+  if (tree.get(path) !== undefined || path === '/' || path === '') return;
+  const parent = tree.get(parentOrRoot(path));
+  if (parent === undefined) return;
+  const prevCversion = parent.cversion;
+  const prevPzxid = parent.pzxid;
+  tree.create(path, data, internAcl(acl), owner, h.zxid, h.time);
+  const target = parentCVersion === -1 ? prevCversion + 1 : parentCVersion;
+  if (target > prevCversion) {
+    parent.cversion = target;
+    parent.pzxid = h.zxid;
+  } else {
+    parent.cversion = prevCversion;
+    parent.pzxid = prevPzxid;
+  }
+}
+
+function applyBody(tree: DataTree, sessions: Map<bigint, number>, h: TxnHeader, b: TxnBody): void {
+  switch (b.type) {
+    case OpCode.create:
+    case OpCode.create2:
+      create(tree, h, b.path, b.data, b.acl, b.ephemeral ? h.clientId : 0n, b.parentCVersion);
+      return;
+    case OpCode.createContainer:
+      create(tree, h, b.path, b.data, b.acl, CONTAINER_EPHEMERAL_OWNER, b.parentCVersion);
+      return;
+    case OpCode.createTTL:
+      create(tree, h, b.path, b.data, b.acl, ttlEphemeralOwner(b.ttl), b.parentCVersion);
+      return;
+    case OpCode.delete:
+    case OpCode.deleteContainer:
+      if (b.path !== '/' && tree.get(b.path) !== undefined) tree.delete(b.path, h.zxid);
+      return;
+    case OpCode.setData: {
+      const node = tree.get(b.path);
+      if (node !== undefined) tree.setData(node, b.data, b.version, h.zxid, h.time);
+      return;
+    }
+    case OpCode.setACL: {
+      const node = tree.get(b.path);
+      if (node !== undefined) tree.setAcl(node, internAcl(b.acl), b.version);
+      return;
+    }
+    case OpCode.createSession:
+      sessions.set(h.clientId, b.timeOut);
+      return;
+    case OpCode.closeSession: {
+      const paths = b.paths2Delete ?? [...(tree.ephemerals.get(h.clientId) ?? [])];
+      for (const p of paths) if (tree.get(p) !== undefined) tree.delete(p, h.zxid);
+      sessions.delete(h.clientId);
+      return;
+    }
+    case OpCode.multi:
+      for (const sub of b.txns) applyBody(tree, sessions, h, sub);
+      return;
+    case OpCode.check:
+    case OpCode.error:
+      return;
+  }
+}
+
+export function applyTxn(tree: DataTree, sessions: Map<bigint, number>, txn: Txn): void {
+  applyBody(tree, sessions, txn.header, txn.body);
+}

@@ -1,0 +1,117 @@
+/**
+ * The data dir in-process: what is written survives close and reopen (snapshot plus log), the
+ * output of a txn waits for its sync, and the files are ZooKeeper's format.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateMode, OPEN_ACL_UNSAFE, OpCode, type ACL } from '@tenure/protocol';
+import { afterEach, expect, test } from 'vitest';
+import { createEmbeddedServer, type EmbeddedServer } from '../src/index.js';
+import { open } from './harness.js';
+
+const dirs: string[] = [];
+const servers: EmbeddedServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'tenure-durable-'));
+  dirs.push(d);
+  return d;
+}
+
+function server(dir: string, extra: Parameters<typeof createEmbeddedServer>[0] = {}): EmbeddedServer {
+  const s = createEmbeddedServer({ dataDir: dir, preAllocSize: 64, tickMs: 100, ...extra });
+  servers.push(s);
+  return s;
+}
+
+const acl: ACL[] = [...OPEN_ACL_UNSAFE];
+
+test('an empty data dir gets snapshot.0 first; writes come back after a reopen with their stats', async () => {
+  const dir = dataDir();
+  const a = server(dir);
+  expect(readdirSync(join(dir, 'version-2'))).toEqual(['snapshot.0']);
+  const s = await open(a.transport());
+  await s.conn.send({ type: OpCode.create, path: '/a', data: Buffer.from('one'), acl, flags: 0 });
+  await s.conn.send({ type: OpCode.create, path: '/a/s-', data: null, acl, flags: CreateMode.PERSISTENT_SEQUENTIAL });
+  await s.conn.send({ type: OpCode.setData, path: '/a', data: Buffer.from('two'), version: 0 });
+  const digestAcl: ACL[] = [{ perms: 31, id: { scheme: 'digest', id: 'u:x1Ndvq2kyjAOOWmMKnazyB9EE/g=' } }];
+  await s.conn.send({ type: OpCode.create, path: '/d', data: null, acl: digestAcl, flags: 0 });
+  await s.conn.send({ type: OpCode.createContainer, path: '/c', data: null, acl, flags: CreateMode.CONTAINER });
+  await s.conn.send({ type: OpCode.createTTL, path: '/t', data: null, acl, flags: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000n });
+  await s.conn.send({
+    type: OpCode.multi,
+    ops: [
+      { type: OpCode.create, path: '/m1', data: null, acl, flags: 0 },
+      { type: OpCode.create, path: '/m1/x', data: Buffer.from('x'), acl, flags: 0 },
+      { type: OpCode.setData, path: '/m1', data: Buffer.from('m'), version: 0 },
+    ],
+  });
+  await s.conn.send({ type: OpCode.delete, path: '/a/s-0000000000', version: -1 }).catch(() => undefined);
+  const before = ['/a', '/d', '/c', '/t', '/m1', '/m1/x', '/'].map((p) => a.node(p));
+  const zxid = a.zxid;
+  await a.close();
+  const logs = readdirSync(join(dir, 'version-2')).filter((n) => n.startsWith('log.'));
+  expect(logs).toEqual(['log.1']);
+  const head = readFileSync(join(dir, 'version-2', 'log.1')).subarray(0, 16);
+  expect(head.subarray(0, 4).toString()).toBe('ZKLG');
+  expect(head.readInt32BE(4)).toBe(2);
+
+  const b = server(dir);
+  expect(b.zxid).toBe(zxid);
+  expect(['/a', '/d', '/c', '/t', '/m1', '/m1/x', '/'].map((p) => b.node(p))).toEqual(before);
+  expect(b.storageStats?.recovered.replayed).toBeGreaterThan(0);
+  await b.close();
+  // Reopened after a replay, it took a snapshot at the last zxid.
+  expect(readdirSync(join(dir, 'version-2'))).toContain(`snapshot.${zxid.toString(16)}`);
+  const c = server(dir);
+  expect(c.storageStats?.recovered.snapshotZxid).toBe(zxid);
+  expect(['/a', '/d', '/c', '/t', '/m1', '/m1/x', '/'].map((p) => c.node(p))).toEqual(before);
+});
+
+test('a reply and a watch event are delivered only after their txn is synced', async () => {
+  const dir = dataDir();
+  const durable: bigint[] = [];
+  const a = server(dir, { onStorageEvent: (e) => e.kind === 'durable' && durable.push(e.zxid) });
+  const w = await open(a.transport());
+  const s = await open(a.transport());
+  await w.conn.send({ type: OpCode.exists, path: '/x', watch: true });
+  const replies: bigint[] = [];
+  const sends = Array.from({ length: 50 }, (_, i) =>
+    s.conn.send({ type: OpCode.create, path: `/x${i === 0 ? '' : i}`, data: null, acl, flags: 0 }).then((r) => {
+      // When a reply arrives its zxid is already durable.
+      expect(durable.at(-1)! >= r.zxid).toBe(true);
+      replies.push(r.zxid);
+    }),
+  );
+  const [event] = await w.eventCount(1);
+  expect(event!.path).toBe('/x');
+  expect(durable.length).toBeGreaterThan(0);
+  await Promise.all(sends);
+  // Group commit: 50 creates took fewer syncs than writes.
+  expect(durable.length).toBeLessThan(50);
+});
+
+test('sessions survive a reopen with their id, password and ephemerals; one that does not come back expires', async () => {
+  const dir = dataDir();
+  const a = server(dir, { tickMs: 100, minSessionTimeoutMs: 200 });
+  const s = await open(a.transport(), { timeoutMs: 2000 });
+  const gone = await open(a.transport(), { timeoutMs: 600 });
+  await s.conn.send({ type: OpCode.create, path: '/e', data: null, acl, flags: CreateMode.EPHEMERAL });
+  await gone.conn.send({ type: OpCode.create, path: '/g', data: null, acl, flags: CreateMode.EPHEMERAL });
+  const { sessionId, passwd } = s.conn;
+  await a.close();
+  const b = server(dir, { tickMs: 100, minSessionTimeoutMs: 200 });
+  expect(b.sessions().map((x) => x.sessionId).sort()).toEqual([sessionId, gone.conn.sessionId].sort());
+  const back = await open(b.transport(), { sessionId, passwd, timeoutMs: 2000 });
+  expect(back.conn.sessionId).toBe(sessionId);
+  expect(b.node('/e')?.stat.ephemeralOwner).toBe(sessionId);
+  // The one that stays away expires after its timeout, counted from the reopen.
+  await new Promise((r) => setTimeout(r, 1200));
+  expect(b.node('/g')).toBeUndefined();
+  expect(b.node('/e')).toBeDefined();
+});
