@@ -5,7 +5,8 @@
  *   npx tsx bench/clients.ts [--seconds 2] [--rounds 5] [--in-flight 200] [--payload 100] [--warmup 2] [--no-java] [--no-tls]
  *                            [--cpu-prof <dir>]   (V8 CPU profiles of the Node workers and the embedded server)
  *
- * Peers: Tenure (@tenure/client over @tenure/zookeeper), node-zookeeper-client (npm) and the Java
+ * Peers: Tenure (@tenure/client over @tenure/zookeeper, and over @tenure/ws against the embedded
+ * server's WebSocket listener: column "embedded (WS)"), node-zookeeper-client (npm) and the Java
  * ZooKeeper client (Debian's zookeeper.jar 3.8, bench/java/ZkGetDataBench.java compiled here).
  * Servers: Apache ZooKeeper 3.8 (Debian's, via TestingServer: standalone, loopback, full JIT,
  * forceSync=no) and Tenure's embedded server over TCP (`server.listen()`, in its own process).
@@ -57,13 +58,14 @@ async function serveEmbedded(): Promise<void> {
   const { createEmbeddedServer } = await import('@tenure/server');
   const server = createEmbeddedServer({ tickMs: 2000 });
   const { connectString } = await server.listen({ port: 0 });
+  const ws = await server.listen({ port: 0, webSocket: {} });
   const tlsDir = arg('tls-dir', '');
   let secure = '-';
   if (tlsDir) {
     const { makeTlsCertificates } = await import('@tenure/testing');
     secure = (await server.listen({ port: 0, tls: (await makeTlsCertificates(tlsDir)).serverOptions() })).connectString;
   }
-  console.log(`listening ${connectString} ${secure}`);
+  console.log(`listening ${connectString} ${ws.url} ${secure}`);
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     if (line === 'cpu') {
@@ -85,11 +87,12 @@ interface Peer {
   close(): Promise<void>;
 }
 
-async function tenurePeer(connectString: string, path: string, payload: Buffer, tlsDir: string): Promise<Peer> {
+async function tenurePeer(connectString: string, path: string, payload: Buffer, tlsDir: string, overWebSocket = false): Promise<Peer> {
   const { createClient } = await import('@tenure/client');
   const { NodeExistsError } = await import('@tenure/protocol');
+  const transport = overWebSocket ? (await import('@tenure/ws')).webSocket(connectString) : undefined;
   const tls = tlsDir ? (await (await import('@tenure/testing')).makeTlsCertificates(tlsDir)).clientOptions() : undefined;
-  const client = createClient({ connectString, sessionTimeoutMs: 30_000, ...(tls ? { tls } : {}) });
+  const client = createClient(transport ? { transport, sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000, ...(tls ? { tls } : {}) });
   await client.start();
   await client.create(path, payload).catch(async (e: unknown) => {
     if (!(e instanceof NodeExistsError)) throw e;
@@ -177,7 +180,7 @@ async function nzcPeer(connectString: string, path: string, payload: Buffer): Pr
 
 async function runWorker(kind: string, connectString: string, path: string, payloadBytes: number, inFlight: number): Promise<void> {
   const payload = Buffer.alloc(payloadBytes, 'x');
-  const peer = kind === 'tenure' ? await tenurePeer(connectString, path, payload, arg('tls-dir', '')) : await nzcPeer(connectString, path, payload);
+  const peer = kind.startsWith('tenure') ? await tenurePeer(connectString, path, payload, arg('tls-dir', ''), kind === 'tenure-ws') : await nzcPeer(connectString, path, payload);
   const timed = async (ms: number, run: (stopped: () => boolean) => Promise<number>): Promise<string> => {
     let stop = false;
     const timer = setTimeout(() => (stop = true), ms);
@@ -269,21 +272,22 @@ function nodeChild(name: string, args: string[]): LineProcess {
 }
 
 type ClientName = 'Tenure' | 'node-zookeeper-client' | 'Java ZooKeeper 3.8';
-type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'ZooKeeper 3.8 Netty (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
+type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'embedded (WS)' | 'ZooKeeper 3.8 Netty (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
 
 /** One column of the tables: a server reached over one transport. */
 interface Column {
   name: ServerName;
   connect: string;
-  transport: 'tcp' | 'tls';
+  transport: 'tcp' | 'tls' | 'ws';
   /** The embedded server's process, whose CPU is sampled per round. */
   embedded: boolean;
 }
 
-/** Which clients can use a transport (node-zookeeper-client has no TLS). */
+/** Which clients can use a transport (node-zookeeper-client has no TLS; no peer speaks WebSocket). */
 const CLIENTS_FOR: Record<Column['transport'], readonly ClientName[]> = {
   tcp: ['Tenure', 'node-zookeeper-client', 'Java ZooKeeper 3.8'],
   tls: ['Tenure', 'Java ZooKeeper 3.8'],
+  ws: ['Tenure'],
 };
 
 interface Worker {
@@ -340,10 +344,11 @@ async function orchestrate(): Promise<void> {
     useJava ? compileJava([source], ZOOKEEPER_JARS) : Promise.resolve(undefined),
   ]);
   const embedded = nodeChild('embedded server', ['--role', 'server', ...(tlsDir ? ['--tls-dir', tlsDir] : [])]);
-  const [, embeddedAddress, embeddedTls] = (await embedded.ask(undefined)).split(' ') as [string, string, string];
+  const [, embeddedAddress, embeddedWsUrl, embeddedTls] = (await embedded.ask(undefined)).split(' ') as [string, string, string, string];
   const columns: Column[] = [
     { name: 'ZooKeeper 3.8', connect: zk.connectString, transport: 'tcp', embedded: false },
     { name: 'embedded (TCP)', connect: embeddedAddress, transport: 'tcp', embedded: true },
+    { name: 'embedded (WS)', connect: embeddedWsUrl, transport: 'ws', embedded: true },
   ];
   if (zkTls) {
     // The TLS server's plaintext port too: TLS / TCP on ZooKeeper compares one factory (Netty) with itself.
@@ -367,13 +372,13 @@ async function orchestrate(): Promise<void> {
     for (const { name: server, connect, transport } of columns) {
       const tls = transport === 'tls';
       const common = ['--connect', connect, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT), ...(tls ? ['--tls-dir', tlsDir] : [])];
-      for (const [client, kind] of [['Tenure', 'tenure'], ['node-zookeeper-client', 'nzc']] as const) {
+      for (const [client, kind] of [['Tenure', transport === 'ws' ? 'tenure-ws' : 'tenure'], ['node-zookeeper-client', 'nzc']] as const) {
         if (!CLIENTS_FOR[transport].includes(client)) continue;
         const proc = nodeChild(`${client} → ${server}`, ['--role', 'worker', '--client', kind, ...common]);
         await proc.ask(undefined, 60_000);
         workers.push({ client, server, proc });
       }
-      if (useJava && compiled) {
+      if (useJava && compiled && CLIENTS_FOR[transport].includes('Java ZooKeeper 3.8')) {
         // Over TLS: ZooKeeper's Netty client socket with the PKCS12 stores.
         const proc = await JavaProgram.start(
           {
@@ -524,6 +529,19 @@ function report(r: ReportInput): void {
     }
   }
 
+  // WebSocket against TCP: the same client and server, only the transport differs.
+  const wsOps = med('getdata', 'Tenure', 'embedded (WS)', 'opsPerSec');
+  const tcpOps = med('getdata', 'Tenure', 'embedded (TCP)', 'opsPerSec');
+  const wsCpu = med('getdata', 'Tenure', 'embedded (WS)', 'cpuUsPerOp');
+  const tcpCpu = med('getdata', 'Tenure', 'embedded (TCP)', 'cpuUsPerOp');
+  const wsServerCpu = r.serverCpu[`getdata|Tenure|embedded (WS)`];
+  if (wsOps !== undefined && tcpOps !== undefined && wsCpu !== undefined && tcpCpu !== undefined) {
+    out.push(
+      `Tenure getData over WebSocket / TCP (embedded): ${fmtRatio(wsOps / tcpOps)} ops/s, ${fmtRatio(wsCpu / tcpCpu)} client CPU/op` +
+        (wsServerCpu && scpu ? `, ${fmtRatio(median(wsServerCpu) / median(scpu))} server CPU/op (${median(wsServerCpu).toFixed(2)} µs/op)` : ''),
+    );
+  }
+
   // Every round, so that the spread behind each median is visible (the machine may be shared).
   out.push('');
   out.push('Per round, in run order (ops/s; create+delete in pairs/s)');
@@ -545,7 +563,7 @@ function report(r: ReportInput): void {
   out.push('');
   out.push('Targets');
   for (const s of r.servers) {
-    if (s === 'ZooKeeper 3.8 Netty (TCP)') continue; // a reference for the TLS / TCP table only
+    if (s === 'ZooKeeper 3.8 Netty (TCP)' || s === 'embedded (WS)') continue; // references for the TLS / TCP and WS / TCP lines only
     if (s.endsWith('(TLS)')) {
       check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
       continue;

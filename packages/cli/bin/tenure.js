@@ -1,6 +1,19 @@
 #!/usr/bin/env node
 // The `tenure` command. This launcher is committed (npm links a workspace's bin at install time,
 // before the root build compiles ../dist), and runs the compiled CLI.
+
+// Errors are one line, never a stack trace; a closed pipe (`tenure ls -R / | head`) ends quietly.
+const oneLine = (err) => {
+  process.stderr.write(`tenure: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+  process.exit(1);
+};
+process.on('uncaughtException', oneLine);
+process.on('unhandledRejection', oneLine);
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  oneLine(err);
+});
+
 let cli;
 try {
   cli = await import('../dist/main.js');

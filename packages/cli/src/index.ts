@@ -4,5 +4,5 @@
  * and sessions, read from Curator's and Tenure's node layouts.
  */
 export * from './inspect/index.js';
-export { main } from './main.js';
+export { main, type MainIo } from './main.js';
 export { startUi, UiOptionsError, DEFAULT_UI_PORT, type UiOptions, type UiServer } from './ui/index.js';

@@ -8,7 +8,7 @@ import type { Client } from '@tenure/client';
 import { checkConnectionOptions, connect } from './cli/connection.js';
 import { takeGlobalOptions, type GlobalOptions } from './cli/global-options.js';
 import { helpText } from './cli/help-text.js';
-import { createOutput } from './cli/output.js';
+import { createOutput, jsonText } from './cli/output.js';
 import { parseCommand, runParsed, type ParsedCommand } from './cli/run-command.js';
 import { runShell } from './cli/shell.js';
 import { describeError, EXIT_OK } from './cli/usage-error.js';
@@ -32,9 +32,13 @@ function version(): string {
 
 /** Runs `tenure` with `argv` (without node and the script). */
 export async function main(argv: readonly string[], io: MainIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  // With --json, stdout holds one JSON document even when the command fails: the error's.
+  const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
+  let started = false;
   const fail = (err: unknown): number => {
-    const { code, message } = describeError(err);
+    const { code, message, name } = describeError(err);
     io.stderr.write(`tenure: ${message}\n`);
+    if (json && !started) io.stdout.write(`${jsonText({ error: { name, message, exitCode: code } })}\n`);
     return code;
   };
   let options: GlobalOptions;
@@ -69,7 +73,10 @@ export async function main(argv: readonly string[], io: MainIo = { stdin: proces
   try {
     client = await connect(options);
     if (command === null) return await runShell(client, options, io);
-    await runParsed({ client, options, out: createOutput(io.stdout, io.stderr, options.json), signal: controller.signal, interactive: false }, command);
+    const out = createOutput(io.stdout, io.stderr, options.json);
+    // Once a command has started printing its document, an error must not add a second one.
+    const tracking = { ...out, document: (v: unknown) => ((started = true), out.document(v)), raw: (t: string) => ((started = true), out.raw(t)) };
+    await runParsed({ client, options, out: tracking, signal: controller.signal, interactive: false }, command);
     return EXIT_OK;
   } catch (err) {
     return fail(err);

@@ -2,19 +2,21 @@
  * `tenure locks` and `tenure leaders` read what Apache Curator 5.4 writes (Debian's
  * libcurator-recipes-java, driven by curator-java/CuratorRecipeHolders.java) on a real ZooKeeper
  * 3.8: InterProcessMutex holder and waiter (with Tenure's Mutex queued behind them), the read-write
- * lock, InterProcessSemaphoreV2 leases, LeaderLatch and LeaderSelector participants.
+ * lock, InterProcessSemaphoreV2 leases, LeaderLatch and LeaderSelector participants; and `tenure
+ * services` reads curator-x-discovery's registry and `tenure groups` Curator's GroupMember.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '@tenure/client';
 import { Mutex } from '@tenure/locks';
 import { eventually, realZooKeeper, TestingServer } from '@tenure/testing';
-import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from '../../../test/interop/java.js';
+import { compileJava, CURATOR_JARS, javaToolchain, JavaProgram, type CompiledJava } from '../../../test/interop/java.js';
 import { sessionHex } from '../src/index.js';
 import { json, tenure } from './cli-harness.js';
 
 const zk = realZooKeeper();
-const java = javaToolchain();
+const JARS = [...CURATOR_JARS, '/usr/share/java/curator-x-discovery.jar'];
+const java = javaToolchain(JARS);
 const SOURCE = fileURLToPath(new URL('./curator-java/CuratorRecipeHolders.java', import.meta.url));
 
 describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Curator's recipes (ZooKeeper 3.8)", () => {
@@ -36,7 +38,7 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
   const seen = (line: string) => eventually(() => jvm.lines.includes(line), 20_000, line);
 
   beforeAll(async () => {
-    [compiled, server] = await Promise.all([compileJava([SOURCE]), TestingServer.start()]);
+    [compiled, server] = await Promise.all([compileJava([SOURCE], JARS), TestingServer.start()]);
     jvm = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorRecipeHolders', args: [server.connectString] }, /^ready$/, 60_000);
     tenureClient = createClient({ connectString: server.connectString, sessionTimeoutMs: 4000 });
     await tenureClient.start();
@@ -124,5 +126,33 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     await jvm.ask('release alpha', /^released alpha$/);
     await eventually(async () => json(await run('leaders', '/curator/latch', '--json')).elections[0]?.leader?.id === 'beta', 20_000);
     for (const n of ['beta', 'sel-1', 'sel-2']) await jvm.ask(`release ${n}`, new RegExp(`^released ${n}$`));
+  });
+
+  it('lists the instances that curator-x-discovery registers', async () => {
+    const s1 = await curator('service inst-1 orders 10.0.0.1 8080');
+    await curator('service inst-2 orders 10.0.0.2 8081');
+    await curator('service inst-3 billing 10.0.0.3 9090');
+    const { services } = json(await run('services', '--json'));
+    expect(services.map((s: { name: string; basePath: string; instances: { id: string }[] }) => [s.basePath, s.name, s.instances.map((i) => i.id)])).toEqual([
+      ['/services', 'billing', ['inst-3']],
+      ['/services', 'orders', ['inst-1', 'inst-2']],
+    ]);
+    expect(services[1].instances[0]).toMatchObject({ id: 'inst-1', address: '10.0.0.1', port: 8080, sslPort: null, serviceType: 'DYNAMIC', enabled: true, sessionId: s1, path: '/services/orders/inst-1' });
+    expect((await run('services')).stdout).toMatch(new RegExp(`^orders +inst-1 +10\\.0\\.0\\.1 +8080 +DYNAMIC +yes +${s1} +/services/orders/inst-1$`, 'm'));
+    for (const n of ['inst-1', 'inst-2', 'inst-3']) await jvm.ask(`release ${n}`, new RegExp(`^released ${n}$`));
+    expect((await run('services')).stdout).toBe('no services found\n');
+  });
+
+  it("lists the members of a Curator GroupMember group", async () => {
+    const m1 = await curator('member m1 /curator/group payload-1');
+    const m2 = await curator('member m2 /curator/group payload-2');
+    const { groups } = json(await run('groups', '/curator', '--json'));
+    expect(groups).toEqual([
+      {
+        path: '/curator/group',
+        members: [expect.objectContaining({ id: 'm1', sessionId: m1, data: { encoding: 'utf8', value: 'payload-1', bytes: 9 } }), expect.objectContaining({ id: 'm2', sessionId: m2 })],
+      },
+    ]);
+    for (const n of ['m1', 'm2']) await jvm.ask(`release ${n}`, new RegExp(`^released ${n}$`));
   });
 });

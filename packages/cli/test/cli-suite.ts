@@ -7,6 +7,7 @@ import { CreateMode, createClient, RetryPolicies, type Client } from '@tenure/cl
 import { GroupMember } from '@tenure/group';
 import { LeaderLatch, LeaderSelector } from '@tenure/leader';
 import { Mutex, ReadWriteLock, Semaphore } from '@tenure/locks';
+import { DistributedQueue } from '@tenure/queues';
 import { eventually } from '@tenure/testing';
 import { sessionHex } from '../src/index.js';
 import { json, tenure } from './cli-harness.js';
@@ -14,6 +15,34 @@ import { json, tenure } from './cli-harness.js';
 export interface CliTarget {
   readonly connectString: string;
   close(): Promise<void>;
+}
+
+/**
+ * `--sasl user:password` (DIGEST-MD5) against a server that knows bob (password `bobPassword`):
+ * a node only bob may read, a client without SASL refused (NoAuth), a wrong password AuthFailed.
+ */
+export function saslSuite(name: string, start: () => Promise<CliTarget>, bobPassword: string): void {
+  describe(name, () => {
+    let server: CliTarget;
+    beforeAll(async () => {
+      server = await start();
+    });
+    afterAll(() => server?.close());
+
+    it('--sasl authenticates as sasl:<user>; without it NoAuth, with a wrong password AuthFailed (exit 1)', async () => {
+      const bob = ['--server', server.connectString, '--sasl', `bob:${bobPassword}`];
+      expect(await tenure([...bob, 'create', '--acl', 'sasl:bob:cdrwa', '/bobs', 'for bob'])).toMatchObject({ code: 0, stdout: 'Created /bobs\n' });
+      expect(await tenure(['get', '/bobs', ...bob])).toMatchObject({ code: 0, stdout: 'for bob\n' });
+      expect((await tenure([...bob, 'getAcl', '/bobs'])).stdout).toBe('sasl:bob:cdrwa\n');
+      const anonymous = await tenure(['--server', server.connectString, 'get', '/bobs']);
+      expect(anonymous).toMatchObject({ code: 1, stdout: '' });
+      expect(anonymous.stderr).toMatch(/^tenure: NoAuth: /);
+      const wrong = await tenure(['--server', server.connectString, '--sasl', 'bob:guess', '--timeout', '5000', 'get', '/bobs']);
+      expect(wrong).toMatchObject({ code: 1, stdout: '' });
+      expect(wrong.stderr).toMatch(/^tenure: AuthFailed[^\n]*\n$/);
+      expect((await tenure(['--server', server.connectString, '--sasl', 'nocolon', 'ls', '/'])).code).toBe(2);
+    });
+  });
 }
 
 export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
@@ -84,7 +113,19 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect((await run('ls', '/')).stdout).toBe('zookeeper\n');
       await run('create', '/d');
       await run('create', '/d/e');
-      expect(await run('deleteall', '/d')).toMatchObject({ code: 0 });
+      expect(await run('deleteall', '/d')).toMatchObject({ code: 0, stdout: '' });
+      await run('create', '-p', '/d2/e');
+      expect(json(await run('deleteall', '/d2', '--json'))).toEqual({ path: '/d2', deleted: true });
+      expect((await run('stat', '/d2')).stderr).toMatch(/^tenure: NoNode: /);
+    });
+
+    it('--server with a chroot: paths are the chroot’s, sessions still asks the servers', async () => {
+      await run('create', '-p', '/tenant/app/config', 'x');
+      const chrooted = (...args: string[]) => tenure(['--server', `${cs}/tenant`, ...args]);
+      expect((await chrooted('ls', '/')).stdout).toBe('app\n');
+      expect((await chrooted('get', '/app/config')).stdout).toBe('x\n');
+      expect(json(await chrooted('ls', '-R', '/', '--json')).paths).toEqual(['/', '/app', '/app/config']);
+      expect(json(await chrooted('sessions', '--json')).source).toBe('four-letter-words');
     });
 
     it('create modes: -e, -s, -c, -t ttl, -p, --acl', async () => {
@@ -140,12 +181,18 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
         expect(r.stderr).not.toMatch(/\n\s+at /);
       }
       expect((await tenure(['frobnicate'])).stderr).toBe('tenure: unknown command "frobnicate" (tenure help lists them)\n');
+      // With --json, stdout is one JSON document even on failure: the error's.
+      const missing = await run('get', '/missing', '--json');
+      expect(missing.code).toBe(1);
+      expect(JSON.parse(missing.stdout)).toEqual({ error: { name: 'NoNode', message: 'NoNode: no node (/missing)', exitCode: 1 } });
+      const badUsage = await tenure(['--json', 'frobnicate']);
+      expect(badUsage.code).toBe(2);
+      expect(JSON.parse(badUsage.stdout)).toMatchObject({ error: { name: 'UsageError', exitCode: 2 } });
       const down = await tenure(['--server', '127.0.0.1:1', '--timeout', '800', 'ls', '/']);
       expect(down).toMatchObject({ code: 1, stdout: '', stderr: 'tenure: cannot connect to 127.0.0.1:1 within 800 ms\n' });
       const tls = await run('--tls-ca', '/nonexistent/ca.pem', 'ls', '/');
       expect(tls.code).toBe(2);
       expect(tls.stderr).toMatch(/^tenure: --tls-ca: TLS connections are not available yet/);
-      expect((await run('--sasl', 'u:p', 'ls', '/')).stderr).toMatch(/^tenure: --sasl: SASL authentication is not available yet/);
       const help = await tenure(['help']);
       expect(help.code).toBe(0);
       for (const c of ['ls', 'get', 'set', 'create', 'delete', 'stat', 'getAcl', 'setAcl', 'tree', 'find', 'watch', 'dump', 'import', 'locks', 'leaders', 'groups', 'services', 'queues', 'sessions']) {
@@ -239,7 +286,8 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
         await admin.setData(`/w/probe-${asJson}`, 'x');
         await admin.create(`/w/probe-${asJson}/deep`, null);
         await admin.delete(`/w/probe-${asJson}/deep`);
-        await eventually(() => seen.includes(`/w/probe-${asJson}/deep`) && /NodeDeleted/.test(seen), 10_000);
+        const deepDeleted = new RegExp(`NodeDeleted(\\s+|","path":")/w/probe-${asJson}/deep`);
+        await eventually(() => deepDeleted.test(seen), 10_000);
         stop.abort();
         const r = await running;
         expect(r.code).toBe(0);
@@ -291,6 +339,12 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       await c.create('/services/orders/inst-1', JSON.stringify(instance), { mode: CreateMode.EPHEMERAL, createParentContainers: true });
       await d.create('/queues/jobs', null, { createParents: true });
       for (const item of ['j1', 'j2']) await d.create('/queues/jobs/queue-', item, { mode: CreateMode.PERSISTENT_SEQUENTIAL });
+      // A DistributedQueue's items are Curator's ItemSerializer frames: the CLI shows what is inside.
+      const framed = new DistributedQueue(d, '/queues/framed');
+      await framed.start();
+      cleanups.push(() => framed.close());
+      await framed.putMulti([Buffer.from('order-1'), Buffer.from('order-2')]);
+      await framed.put(Buffer.from('order-3'));
       await eventually(async () => {
         const l = json(await run('locks', '--json'));
         return l.locks.find((x: { path: string }) => x.path === '/locks/orders')?.waiters.length === 1 && l.locks.find((x: { path: string }) => x.path === '/locks/rw')?.waiters.length === 1;
@@ -326,8 +380,13 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(json(await run('services', '--json')).services).toEqual([expect.objectContaining({ name: 'orders', basePath: '/services', instances: [expect.objectContaining({ id: 'inst-1', address: '10.1.2.3', port: 8080 })] })]);
       expect((await run('services')).stdout).toMatch(/^orders +inst-1 +10\.1\.2\.3 +8080 +DYNAMIC +yes +0x[0-9a-f]+ +\/services\/orders\/inst-1$/m);
 
-      expect(json(await run('queues', '--json')).queues).toEqual([expect.objectContaining({ path: '/queues/jobs', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: { encoding: 'utf8', value: 'j1', bytes: 2 } }) })]);
-      expect((await run('queues')).stdout).toMatch(/^\/queues\/jobs +distributed +2 +queue-0000000000 +\S+ (ms|s) +j1$/m);
+      expect(json(await run('queues', '--json')).queues).toEqual([
+        expect.objectContaining({ path: '/queues/framed', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: expect.objectContaining({ encoding: 'base64' }), items: [expect.objectContaining({ value: 'order-1' }), expect.objectContaining({ value: 'order-2' })] }) }),
+        expect.objectContaining({ path: '/queues/jobs', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: { encoding: 'utf8', value: 'j1', bytes: 2 }, items: null }) }),
+      ]);
+      const queues = (await run('queues')).stdout;
+      expect(queues).toMatch(/^\/queues\/jobs +distributed +2 +queue-0000000000 +\S+ (ms|s) +j1$/m);
+      expect(queues).toMatch(/^\/queues\/framed +distributed +2 +queue-0000000000 +\S+ (ms|s) +order-1 \| order-2$/m);
 
       const sessions = json(await run('sessions', '--json'));
       expect(sessions.source).toBe('four-letter-words');

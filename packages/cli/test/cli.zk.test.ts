@@ -4,15 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, CreateMode } from '@tenure/client';
-import { realZooKeeper, TestingServer } from '@tenure/testing';
+import { realZooKeeper, SaslZooKeeper, TestingServer } from '@tenure/testing';
 import { sessionHex } from '../src/index.js';
 import { json, tenure } from './cli-harness.js';
-import { cliSuite } from './cli-suite.js';
+import { cliSuite, saslSuite } from './cli-suite.js';
 
 const zk = realZooKeeper();
 
 describe.skipIf(!zk.available)('real ZooKeeper 3.8', () => {
   cliSuite('tenure against ZooKeeper 3.8', () => TestingServer.start());
+  saslSuite('tenure --sasl against ZooKeeper 3.8 (JAAS DigestLoginModule)', () => SaslZooKeeper.start({ users: { bob: 'bobsecret' } }), 'bobsecret');
 
   it('sessions says why cons and dump cannot be had, and falls back to the owners of ephemeral nodes', async () => {
     await using server = await TestingServer.start({ config: { '4lw.commands.whitelist': 'srvr' } });

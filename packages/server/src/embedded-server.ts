@@ -23,6 +23,8 @@ import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
 import { TlsListener } from './tls-listener.js';
+import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
+import { WebSocketListener } from './ws-listener.js';
 import { WatchRegistry } from './watch-registry.js';
 import { DataDirStorage } from './storage/data-dir-storage.js';
 import { sessionPassword } from './storage/session-password.js';
@@ -65,7 +67,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private draining = false;
   /** Connections with output to deliver at the next flush. */
   private due: ServerConnection[] = [];
-  private readonly listeners = new Set<TcpListener>();
+  private readonly listeners = new Set<TcpListener | WebSocketListener>();
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
   private readonly saslAuth: SaslAuthenticator;
@@ -144,12 +146,20 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   /**
    * Serves ZooKeeper's wire protocol on TCP (see tcp-listener.ts); any ZooKeeper client can connect.
    * With `tls`, serves it on TLS instead (tls-listener.ts): a verified client certificate
-   * authenticates the connection as `x509:<subject>`. Call it again for more listeners (plaintext
-   * and TLS side by side). Resolves with the bound address (port 0 picks a free one). close() stops it.
+   * authenticates the connection as `x509:<subject>`. With `webSocket`, serves it on WebSocket
+   * instead, one frame per binary message (see ws-listener.ts). `listen` may be called again for
+   * each listener wanted (plaintext, TLS and WebSocket side by side). Resolves with the bound
+   * address (port 0 picks a free one). close() stops it.
    */
-  async listen(options: ListenOptions = {}): Promise<ListenAddress> {
+  async listen(options: ListenOptions & { webSocket: WebSocketEndpointOptions }): Promise<WebSocketAddress>;
+  async listen(options?: ListenOptions): Promise<ListenAddress>;
+  async listen(options: ListenOptions & { webSocket?: WebSocketEndpointOptions } = {}): Promise<ListenAddress> {
     this.ensureOpen();
-    const listener = options.tls ? new TlsListener(this, options.tls, options.handshakeTimeoutMs) : new TcpListener(this);
+    const listener = options.webSocket
+      ? new WebSocketListener(this, options.webSocket)
+      : options.tls
+        ? new TlsListener(this, options.tls, options.handshakeTimeoutMs)
+        : new TcpListener(this);
     this.listeners.add(listener);
     try {
       return await listener.listen(options);

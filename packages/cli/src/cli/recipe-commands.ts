@@ -2,8 +2,9 @@
  * The recipe-aware commands: locks, leaders, groups, services, queues, sessions. Each runs one
  * bounded walk (inspect/) under PATH (default /), `--limit` nodes at most.
  */
-import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type RecipeReport } from '../inspect/index.js';
+import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type QueueItemInfo, type RecipeReport } from '../inspect/index.js';
 import { about } from './command-about.js';
+import { tlsOptionsOf } from './connection.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
 import { formatDuration } from './output.js';
 import { limitFlag } from './zk-commands.js';
@@ -70,15 +71,22 @@ const services = recipeCommand('services', 'services', 'no services found', ['SE
 );
 
 const queues = recipeCommand('queues', 'queues', 'no queues found', ['QUEUE', 'KIND', 'DEPTH', 'OLDEST', 'AGE', 'DATA'], (items) =>
-  items.map((q) => [q.path, q.kind, String(q.depth), q.oldest?.name ?? '-', formatDuration(q.oldestAgeMs), q.oldest ? dataText(q.oldest.data) : '-']),
+  items.map((q) => [q.path, q.kind, String(q.depth), q.oldest?.name ?? '-', formatDuration(q.oldestAgeMs), oldestText(q.oldest)]),
 );
+
+/** The oldest item for people: the items of its frame when it has one (`a | b` for a putMulti), else its bytes. */
+function oldestText(item: QueueItemInfo | null): string {
+  if (item === null) return '-';
+  if (item.items === null) return dataText(item.data);
+  return item.items.length === 1 ? dataText(item.items[0]!) : item.items.map((i) => dataText(i, 20)).join(' | ');
+}
 
 const sessions: CommandSpec = {
   ...about('sessions'),
   options: LIMIT,
   args: { min: 0, max: 0 },
   async run(ctx, input) {
-    let words = await inspectSessions({ connectString: ctx.options.server }, { signal: ctx.signal });
+    let words = await inspectSessions({ connectString: ctx.options.server }, { signal: ctx.signal, tls: tlsOptionsOf(ctx.options) });
     if (words.source === 'tree') {
       for (const p of words.problems) ctx.out.warn(`tenure: cannot read sessions from ${p.server}: ${p.reason}`);
       ctx.out.warn('tenure: showing the owners of the ephemeral nodes found in the tree instead (no address, no timeout)');

@@ -95,8 +95,12 @@ export async function runShell(client: Client, options: GlobalOptions, io: Shell
     running?.abort();
   });
   const session: string[] = [];
+  // Piped input gets no prompts, so that its output is the commands' output alone.
+  const prompt = (): void => {
+    if (io.stdin.isTTY === true && !closed) rl.prompt();
+  };
   io.stderr.write(`Connected to ${client.connectedServer ?? options.server} (session ${sessionHex(client.sessionId)}). Type help, or quit.\n`);
-  rl.prompt();
+  prompt();
   for await (const line of rl) {
     const trimmed = line.trim();
     if (trimmed !== '') {
@@ -112,7 +116,7 @@ export async function runShell(client: Client, options: GlobalOptions, io: Shell
       running = null;
       if (stop) break;
     }
-    if (!closed) rl.prompt();
+    prompt();
   }
   rl.close();
   return 0;
@@ -123,7 +127,7 @@ async function runLine(client: Client, options: GlobalOptions, io: ShellIo, line
   try {
     let words = splitWords(line);
     if (words.length === 0) return false;
-    const json = words.includes('--json');
+    const json = options.json || words.includes('--json');
     words = words.filter((w) => w !== '--json');
     const [name] = words;
     if (name === 'quit' || name === 'exit') return true;

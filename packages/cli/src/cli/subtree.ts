@@ -24,7 +24,6 @@ export interface SubtreeOptions {
   acl?: boolean;
   /** Leave `/zookeeper` (quotas, config) out when reading from `/`. */
   skipSystem?: boolean;
-  signal?: AbortSignal;
 }
 
 export interface Subtree {
@@ -37,18 +36,17 @@ export interface Subtree {
 const BATCH = 64;
 
 async function readOne(client: Client, path: string, depth: number, o: SubtreeOptions): Promise<SubtreeNode | null> {
-  const signal = o.signal;
   try {
     const [dataAndStat, acl] = await Promise.all([
-      o.data ? client.getData(path, { signal }) : client.exists(path, { signal }).then((stat) => (stat === null ? null : { stat, data: undefined })),
-      o.acl ? client.getACL(path, { signal }).then((r) => r.acl) : undefined,
+      o.data ? client.getData(path) : client.exists(path).then((stat) => (stat === null ? null : { stat, data: undefined })),
+      o.acl ? client.getACL(path).then((r) => r.acl) : undefined,
     ]);
     if (dataAndStat === null) {
       if (depth === 0) throw new NoNodeError(path);
       return null;
     }
     const { stat } = dataAndStat;
-    const children = stat.numChildren > 0 ? (await client.getChildren(path, { signal })).children.sort() : [];
+    const children = stat.numChildren > 0 ? (await client.getChildren(path)).children.sort() : [];
     return { path, depth, stat, children, ...(o.data ? { data: dataAndStat.data } : {}), ...(acl ? { acl } : {}) };
   } catch (err) {
     if (err instanceof NoNodeError && depth > 0) return null; // gone meanwhile

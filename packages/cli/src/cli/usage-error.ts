@@ -24,15 +24,16 @@ export function keeperName(err: KeeperError): string {
   return fromClass ?? err.codeName;
 }
 
-/** The exit code and the one line to print for `err`. */
-export function describeError(err: unknown): { code: number; message: string } {
-  if (err instanceof UsageError || err instanceof InvalidPathError) return { code: EXIT_USAGE, message: err.message };
+/** The exit code, the error's name (`NoNode`, `UsageError`, `TimeoutError`, ...) and the one line to print for `err`. */
+export function describeError(err: unknown): { code: number; message: string; name: string } {
+  if (err instanceof UsageError || err instanceof InvalidPathError) return { code: EXIT_USAGE, message: err.message, name: 'UsageError' };
   if (err instanceof KeeperError) {
     // The KeeperError message is `NONODE: no node (/x)`; show ZooKeeper's CamelCase name instead.
     const detail = err.message.replace(/^[A-Z_]+(\(-?\d+\))?: /, '');
-    return { code: EXIT_ZOOKEEPER, message: `${keeperName(err)}: ${detail}` };
+    const name = keeperName(err);
+    return { code: EXIT_ZOOKEEPER, message: `${name}: ${detail}`, name };
   }
-  if (err instanceof TimeoutError || err instanceof ClosedError || err instanceof AbortError) return { code: EXIT_ZOOKEEPER, message: err.message };
-  if (err instanceof Error) return { code: EXIT_ZOOKEEPER, message: err.message.split('\n')[0]! };
-  return { code: EXIT_ZOOKEEPER, message: String(err) };
+  if (err instanceof TimeoutError || err instanceof ClosedError || err instanceof AbortError) return { code: EXIT_ZOOKEEPER, message: err.message, name: err.name };
+  if (err instanceof Error) return { code: EXIT_ZOOKEEPER, message: err.message.split('\n')[0]!, name: err.name };
+  return { code: EXIT_ZOOKEEPER, message: String(err), name: 'Error' };
 }

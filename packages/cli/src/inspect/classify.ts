@@ -4,6 +4,7 @@
  */
 import { sortBySequence } from '@tenure/client';
 import { decodeData, sessionHex } from './node-data.js';
+import { frameItems } from './queue-frame.js';
 import {
   LATCH_NAME,
   LEASE_NAME,
@@ -130,7 +131,7 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
         path: dir.path,
         kind: simple ? 'simple' : 'distributed',
         depth: dir.queueItems.length,
-        oldest: oldest === null ? null : { name: oldest.name, path: oldest.path, ctime: oldest.stat.ctime, data: decodeData(oldest.data) },
+        oldest: oldest === null ? null : { name: oldest.name, path: oldest.path, ctime: oldest.stat.ctime, data: decodeData(oldest.data), items: frameItems(oldest.data)?.map(decodeData) ?? null },
         oldestAgeMs: oldest === null ? null : since(at, oldest.stat.ctime),
       });
     }

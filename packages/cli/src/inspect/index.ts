@@ -24,7 +24,8 @@ export type * from './report.js';
 export { decodeData, sessionHex, dataText } from './node-data.js';
 export { walkTree, isQueueItem, sequenceOf, childPath, DEFAULT_WALK_LIMIT, type WalkOptions, type WalkResult, type WalkedNode } from './tree-walk.js';
 export { classifyNodes } from './classify.js';
-export { roleOf, parseServiceInstance, type NodeRole } from './recipe-layouts.js';
+export { frameItems } from './queue-frame.js';
+export { roleOf, parseServiceInstance, type NodeRole, type ServiceInstanceJson } from './recipe-layouts.js';
 export { readSessions, fourLetterWord, serversOf, parseCons, parseDump, sessionsFromTree, type FourLetterWordOptions, type ConsEntry } from './session-words.js';
 
 export interface InspectOptions extends WalkOptions {

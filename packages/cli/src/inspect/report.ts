@@ -149,6 +149,12 @@ export interface QueueItemInfo {
   readonly ctime: number;
   /** Its bytes as stored (for DistributedQueue, Curator's ItemSerializer frame). */
   readonly data: DataView;
+  /**
+   * The items inside a DistributedQueue node's ItemSerializer frame (one per `put`, several for
+   * `putMulti`), each shown as node data is; null when the node holds no such frame (a
+   * SimpleDistributedQueue item, whose bytes are the item itself).
+   */
+  readonly items: readonly DataView[] | null;
 }
 
 /** A queue (DistributedQueue and its priority/delay/id variants: `queue-…<seq>`; SimpleDistributedQueue: `qn-<seq>`). */

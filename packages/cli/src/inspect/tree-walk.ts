@@ -7,6 +7,7 @@
  * whose children include queue items (`queue-…<10 digits>`, `qn-<10 digits>`) keeps their names
  * (the depth is counted from them), reads only the oldest, and walks the other children as usual.
  */
+import { setMaxListeners } from 'node:events';
 import { KeeperError, NoAuthError, NoNodeError, type Client, type Stat } from '@tenure/client';
 
 /** One node the walk read. */
@@ -87,7 +88,13 @@ export async function walkTree(client: Client, root: string, options: WalkOption
   const limit = options.limit ?? DEFAULT_WALK_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
   const concurrency = Math.max(1, options.concurrency ?? 32);
-  const signal = options.signal;
+  // One listener on the caller's signal; our own signal carries it to every request in flight.
+  const own = new AbortController();
+  setMaxListeners(concurrency * 2 + 8, own.signal);
+  const signal = own.signal;
+  const forward = (): void => own.abort(options.signal?.reason);
+  if (options.signal?.aborted) forward();
+  options.signal?.addEventListener('abort', forward, { once: true });
   const skipSystem = !(root === '/zookeeper' || root.startsWith('/zookeeper/'));
   const nodes: WalkedNode[] = [];
   const errors: { path: string; error: string }[] = [];
@@ -161,6 +168,7 @@ export async function walkTree(client: Client, root: string, options: WalkOption
     };
     pump();
   });
+  options.signal?.removeEventListener('abort', forward);
   if (failure !== null) throw failure;
   return { root, nodes, visited, limit, truncated: head < pending.length, errors };
 }

@@ -11,6 +11,9 @@
 //   lease <name> <path> <max> <data>  one lease of InterProcessSemaphoreV2(path, max), node data <data>
 //   latch <name> <path>            LeaderLatch with id <name>                 -> "started <name> <sessionHex>"
 //   selector <name> <path>         LeaderSelector with id <name>, leading until released -> "started ...", "leading <name>"
+//   member <name> <path> <payload>  GroupMember <name> of the group at <path>    -> "started <name> <sessionHex>"
+//   service <name> <svc> <address> <port>  register instance <name> of service <svc> under /services
+//                                  (curator-x-discovery, its default JSON)  -> "started <name> <sessionHex>"
 //   release <name>                 release the lock / lease, close the latch / selector, close the client -> "released <name>"
 // Errors answer "error <name> <message>".
 import java.io.BufferedReader;
@@ -26,11 +29,15 @@ import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
+import org.apache.curator.framework.recipes.nodes.GroupMember;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
 import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.x.discovery.ServiceDiscovery;
+import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
+import org.apache.curator.x.discovery.ServiceInstance;
 
 public class CuratorRecipeHolders {
   static String connect;
@@ -156,6 +163,25 @@ public class CuratorRecipeHolders {
           done.countDown();
           selector.close();
         });
+        say("started " + name + " " + session(c));
+        break;
+      }
+      case "member": {
+        CuratorFramework c = client(name);
+        GroupMember member = new GroupMember(c, w[2], name, w[3].getBytes(StandardCharsets.UTF_8));
+        member.start();
+        holdings.put(name, member::close);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.checkExists().forPath(w[2] + "/" + name) == null && System.nanoTime() < until) Thread.sleep(5);
+        say("started " + name + " " + session(c));
+        break;
+      }
+      case "service": {
+        CuratorFramework c = client(name);
+        ServiceInstance<Void> instance = ServiceInstance.<Void>builder().name(w[2]).id(name).address(w[3]).port(Integer.parseInt(w[4])).build();
+        ServiceDiscovery<Void> discovery = ServiceDiscoveryBuilder.builder(Void.class).client(c).basePath("/services").thisInstance(instance).build();
+        discovery.start();
+        holdings.put(name, discovery::close);
         say("started " + name + " " + session(c));
         break;
       }
