@@ -195,12 +195,16 @@ class ZooKeeperConnection implements Connection {
   }
 
   // Frames sent in one synchronous burst (e.g. Promise.all of many requests) leave in one write.
+  // Over TLS the flush waits for the end of the I/O phase: ZooKeeper's Netty server sends each
+  // reply as its own TLS record, which Node delivers as its own 'data' event with microtasks run
+  // in between, so a microtask flush would send one request (one record, one syscall) per reply.
   private write(bytes: Buffer): void {
     this.outq.push(bytes);
     this.outBytes += bytes.length;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(this.flushBound);
+      if (this.tls !== undefined) setImmediate(this.flushBound);
+      else queueMicrotask(this.flushBound);
     }
   }
 
