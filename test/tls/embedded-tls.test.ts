@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { AuthFailedError, ConnectionState, createClient, NoAuthError, Perms, TlsError, type Client, type TlsOptions } from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { CLIENT_X509_ID, eventually, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
+import { webSocket } from '@tenure/ws';
 
 let dir: string;
 let certs: TlsCertificates;
@@ -78,6 +79,20 @@ describe('x509 identities on the embedded TLS listener', () => {
       t.on('close', () => resolve(text));
     });
     expect(word).toBe('imok');
+  });
+
+  test('listen({ webSocket, tls }) serves wss:// beside the TLS listener, on the same tree', async () => {
+    server = createEmbeddedServer({ tickMs: 2000 });
+    const secure = await server.listen({ port: 0, tls: certs.serverOptions() });
+    const wss = await server.listen({ port: 0, webSocket: {}, tls: { key: certs.pem.server.key, cert: certs.pem.server.cert } });
+    expect(wss.url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\/zookeeper$/);
+    const a = client(secure.connectString, certs.clientOptions());
+    await a.start();
+    await a.create('/both', 'tls');
+    const b = createClient({ transport: webSocket(wss.url, { tls: { ca: certs.pem.ca.cert } }), sessionTimeoutMs: 20_000 });
+    clients.push(b);
+    await b.start();
+    expect((await b.getData('/both')).data.toString()).toBe('tls');
   });
 
   test('a certificate the listener does not verify (want mode, unknown CA) gives no identity', async () => {

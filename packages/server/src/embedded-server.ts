@@ -147,7 +147,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    * Serves ZooKeeper's wire protocol on TCP (see tcp-listener.ts); any ZooKeeper client can connect.
    * With `tls`, serves it on TLS instead (tls-listener.ts): a verified client certificate
    * authenticates the connection as `x509:<subject>`. With `webSocket`, serves it on WebSocket
-   * instead, one frame per binary message (see ws-listener.ts). `listen` may be called again for
+   * instead, one frame per binary message (see ws-listener.ts); with `tls` too, on `wss://`
+   * (client certificates give no x509 identity there yet). `listen` may be called again for
    * each listener wanted (plaintext, TLS and WebSocket side by side). Resolves with the bound
    * address (port 0 picks a free one). close() stops it.
    */
@@ -156,7 +157,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   async listen(options: ListenOptions & { webSocket?: WebSocketEndpointOptions } = {}): Promise<ListenAddress> {
     this.ensureOpen();
     const listener = options.webSocket
-      ? new WebSocketListener(this, options.webSocket)
+      ? new WebSocketListener(this, options.webSocket, options.tls)
       : options.tls
         ? new TlsListener(this, options.tls, options.handshakeTimeoutMs)
         : new TcpListener(this);
