@@ -2,7 +2,7 @@
  * Tenure's client against its peers, and the embedded server against Apache ZooKeeper: same
  * workload, same servers, one invocation.
  *
- *   npx tsx bench/clients.ts [--seconds 2] [--rounds 5] [--in-flight 200] [--payload 100] [--warmup 2] [--no-java]
+ *   npx tsx bench/clients.ts [--seconds 2] [--rounds 5] [--in-flight 200] [--payload 100] [--warmup 2] [--no-java] [--no-tls]
  *                            [--cpu-prof <dir>]   (V8 CPU profiles of the Node workers and the embedded server)
  *
  * Peers: Tenure (@tenure/client over @tenure/zookeeper, and over @tenure/ws against the embedded
@@ -10,6 +10,11 @@
  * ZooKeeper client (Debian's zookeeper.jar 3.8, bench/java/ZkGetDataBench.java compiled here).
  * Servers: Apache ZooKeeper 3.8 (Debian's, via TestingServer: standalone, loopback, full JIT,
  * forceSync=no) and Tenure's embedded server over TCP (`server.listen()`, in its own process).
+ * TLS columns (unless --no-tls): a second ZooKeeper with the Netty factory (which TLS needs) and
+ * its secureClientPort (TLS 1.2, client certificate required), and the embedded server's TLS
+ * listener (TLS 1.3, client certificate required); Tenure and the Java client (Netty socket)
+ * connect with the client certificate; node-zookeeper-client has no TLS. A column is a `Column`
+ * (name, address, transport), so a transport is one more entry in `columns`.
  *
  * Every (client, server) pair is one long-lived worker process with one session, so JIT state is
  * kept across rounds and no worker shares a process with a server or another client. Workers run
@@ -54,7 +59,13 @@ async function serveEmbedded(): Promise<void> {
   const server = createEmbeddedServer({ tickMs: 2000 });
   const { connectString } = await server.listen({ port: 0 });
   const ws = await server.listen({ port: 0, webSocket: {} });
-  console.log(`listening ${connectString} ${ws.url}`);
+  const tlsDir = arg('tls-dir', '');
+  let secure = '-';
+  if (tlsDir) {
+    const { makeTlsCertificates } = await import('@tenure/testing');
+    secure = (await server.listen({ port: 0, tls: (await makeTlsCertificates(tlsDir)).serverOptions() })).connectString;
+  }
+  console.log(`listening ${connectString} ${ws.url} ${secure}`);
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     if (line === 'cpu') {
@@ -76,11 +87,12 @@ interface Peer {
   close(): Promise<void>;
 }
 
-async function tenurePeer(connectString: string, path: string, payload: Buffer, overWebSocket = false): Promise<Peer> {
+async function tenurePeer(connectString: string, path: string, payload: Buffer, tlsDir: string, overWebSocket = false): Promise<Peer> {
   const { createClient } = await import('@tenure/client');
   const { NodeExistsError } = await import('@tenure/protocol');
   const transport = overWebSocket ? (await import('@tenure/ws')).webSocket(connectString) : undefined;
-  const client = createClient(transport ? { transport, sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000 });
+  const tls = tlsDir ? (await (await import('@tenure/testing')).makeTlsCertificates(tlsDir)).clientOptions() : undefined;
+  const client = createClient(transport ? { transport, sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000, ...(tls ? { tls } : {}) });
   await client.start();
   await client.create(path, payload).catch(async (e: unknown) => {
     if (!(e instanceof NodeExistsError)) throw e;
@@ -168,7 +180,7 @@ async function nzcPeer(connectString: string, path: string, payload: Buffer): Pr
 
 async function runWorker(kind: string, connectString: string, path: string, payloadBytes: number, inFlight: number): Promise<void> {
   const payload = Buffer.alloc(payloadBytes, 'x');
-  const peer = kind.startsWith('tenure') ? await tenurePeer(connectString, path, payload, kind === 'tenure-ws') : await nzcPeer(connectString, path, payload);
+  const peer = kind.startsWith('tenure') ? await tenurePeer(connectString, path, payload, arg('tls-dir', ''), kind === 'tenure-ws') : await nzcPeer(connectString, path, payload);
   const timed = async (ms: number, run: (stopped: () => boolean) => Promise<number>): Promise<string> => {
     let stop = false;
     const timer = setTimeout(() => (stop = true), ms);
@@ -260,9 +272,23 @@ function nodeChild(name: string, args: string[]): LineProcess {
 }
 
 type ClientName = 'Tenure' | 'node-zookeeper-client' | 'Java ZooKeeper 3.8';
-type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'embedded (WS)';
-/** The servers that are the embedded server's process (its CPU is measured per round). */
-const EMBEDDED: ReadonlySet<ServerName> = new Set(['embedded (TCP)', 'embedded (WS)']);
+type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'embedded (WS)' | 'ZooKeeper 3.8 Netty (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
+
+/** One column of the tables: a server reached over one transport. */
+interface Column {
+  name: ServerName;
+  connect: string;
+  transport: 'tcp' | 'tls' | 'ws';
+  /** The embedded server's process, whose CPU is sampled per round. */
+  embedded: boolean;
+}
+
+/** Which clients can use a transport (node-zookeeper-client has no TLS; no peer speaks WebSocket). */
+const CLIENTS_FOR: Record<Column['transport'], readonly ClientName[]> = {
+  tcp: ['Tenure', 'node-zookeeper-client', 'Java ZooKeeper 3.8'],
+  tls: ['Tenure', 'Java ZooKeeper 3.8'],
+  ws: ['Tenure'],
+};
 
 interface Worker {
   client: ClientName;
@@ -291,11 +317,17 @@ async function orchestrate(): Promise<void> {
   const PAYLOAD = Number(arg('payload', '100'));
   const WARMUP = Number(arg('warmup', '2'));
   const WITH_JAVA = !process.argv.includes('--no-java');
+  const WITH_TLS = !process.argv.includes('--no-tls');
   const PATH = '/bench-getdata';
   const roundMs = SECONDS * 1000;
   const cdMs = Math.max(500, roundMs / 2);
 
-  const { TestingServer } = await import('@tenure/testing');
+  const { TestingServer, TlsTestingServer, makeTlsCertificates, javaClientFlags, NETTY_JARS } = await import('@tenure/testing');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const tlsDir = WITH_TLS ? mkdtempSync(join(tmpdir(), 'tenure-bench-tls-')) : '';
+  const certs = WITH_TLS ? await makeTlsCertificates(tlsDir) : undefined;
   const { compileJava, javaToolchain, JavaProgram, ZOOKEEPER_JARS } = await import('../test/interop/java.js');
   const java = WITH_JAVA ? javaToolchain(ZOOKEEPER_JARS) : undefined;
   if (java && !java.available) console.error(`(no Java peer: ${java.reason})`);
@@ -304,50 +336,64 @@ async function orchestrate(): Promise<void> {
   const loadBefore = loadavg()[0]!;
   console.error('starting ZooKeeper 3.8, the embedded server and the workers...');
   const source = fileURLToPath(new URL('./java/ZkGetDataBench.java', import.meta.url));
-  const [zk, compiled] = await Promise.all([
-    // A benchmark server gets the full JIT (TestingServer defaults to a quick-start C1 JVM).
-    TestingServer.start({ tickTime: 2000, jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
+  // A benchmark server gets the full JIT (TestingServer defaults to a quick-start C1 JVM).
+  const zkSettings = { tickTime: 2000, jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] };
+  const [zk, zkTls, compiled] = await Promise.all([
+    TestingServer.start(zkSettings),
+    certs ? TlsTestingServer.start({ ...zkSettings, certificates: certs }) : Promise.resolve(undefined),
     useJava ? compileJava([source], ZOOKEEPER_JARS) : Promise.resolve(undefined),
   ]);
-  const embedded = nodeChild('embedded server', ['--role', 'server']);
-  const [, embeddedAddress, embeddedWsUrl] = (await embedded.ask(undefined)).split(' ') as [string, string, string];
-  const servers: Array<[ServerName, string]> = [
-    ['ZooKeeper 3.8', zk.connectString],
-    ['embedded (TCP)', embeddedAddress],
+  const embedded = nodeChild('embedded server', ['--role', 'server', ...(tlsDir ? ['--tls-dir', tlsDir] : [])]);
+  const [, embeddedAddress, embeddedWsUrl, embeddedTls] = (await embedded.ask(undefined)).split(' ') as [string, string, string, string];
+  const columns: Column[] = [
+    { name: 'ZooKeeper 3.8', connect: zk.connectString, transport: 'tcp', embedded: false },
+    { name: 'embedded (TCP)', connect: embeddedAddress, transport: 'tcp', embedded: true },
+    { name: 'embedded (WS)', connect: embeddedWsUrl, transport: 'ws', embedded: true },
   ];
+  if (zkTls) {
+    // The TLS server's plaintext port too: TLS / TCP on ZooKeeper compares one factory (Netty) with itself.
+    columns.push({ name: 'ZooKeeper 3.8 Netty (TCP)', connect: zkTls.server.connectString, transport: 'tcp', embedded: false });
+    columns.push({ name: 'ZooKeeper 3.8 (TLS)', connect: zkTls.secureConnectString, transport: 'tls', embedded: false });
+  }
+  if (tlsDir) columns.push({ name: 'embedded (TLS)', connect: embeddedTls, transport: 'tls', embedded: true });
+  const servers = columns.map((c) => [c.name, c.connect] as const);
 
   const workers: Worker[] = [];
   const cleanup = async (): Promise<void> => {
     await Promise.all(workers.map((w) => w.proc.stop()));
     await embedded.stop();
     await zk.close();
+    await zkTls?.close();
     compiled?.dispose();
+    if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
   };
   try {
     // Started one at a time: a JVM's start-up would otherwise steal CPU from the others' handshakes.
-    for (const [server, connect] of servers) {
-      const common = ['--connect', connect, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT)];
-      for (const [client, kind] of [['Tenure', 'tenure'], ['node-zookeeper-client', 'nzc']] as const) {
+    for (const { name: server, connect, transport } of columns) {
+      const tls = transport === 'tls';
+      const common = ['--connect', connect, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT), ...(tls ? ['--tls-dir', tlsDir] : [])];
+      for (const [client, kind] of [['Tenure', transport === 'ws' ? 'tenure-ws' : 'tenure'], ['node-zookeeper-client', 'nzc']] as const) {
+        if (!CLIENTS_FOR[transport].includes(client)) continue;
         const proc = nodeChild(`${client} → ${server}`, ['--role', 'worker', '--client', kind, ...common]);
         await proc.ask(undefined, 60_000);
         workers.push({ client, server, proc });
       }
-      if (useJava && compiled) {
+      if (useJava && compiled && CLIENTS_FOR[transport].includes('Java ZooKeeper 3.8')) {
+        // Over TLS: ZooKeeper's Netty client socket with the PKCS12 stores.
         const proc = await JavaProgram.start(
-          { classpath: compiled.classpath, mainClass: 'ZkGetDataBench', args: [connect, PATH, String(PAYLOAD), String(IN_FLIGHT)], jvmFlags: ['-Xmx512m'] },
+          {
+            classpath: tls ? [compiled.classpath, ...NETTY_JARS].join(':') : compiled.classpath,
+            mainClass: 'ZkGetDataBench',
+            args: [connect, PATH, String(PAYLOAD), String(IN_FLIGHT)],
+            jvmFlags: ['-Xmx512m', ...(tls && certs ? javaClientFlags(certs) : [])],
+          },
           /^ready$/,
           60_000,
         );
         workers.push({ client: 'Java ZooKeeper 3.8', server, proc });
       }
     }
-    // WebSocket: Tenure only (no peer speaks it), against the embedded server's WebSocket listener.
-    {
-      const args = ['--connect', embeddedWsUrl, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT)];
-      const proc = nodeChild('Tenure → embedded (WS)', ['--role', 'worker', '--client', 'tenure-ws', ...args]);
-      await proc.ask(undefined, 60_000);
-      workers.push({ client: 'Tenure', server: 'embedded (WS)', proc });
-    }
+    const onEmbedded = (w: Worker): boolean => columns.some((c) => c.name === w.server && c.embedded);
     const ask = (w: Worker, command: string): Promise<string> =>
       w.proc instanceof LineProcess ? w.proc.ask(command) : w.proc.ask(command, /^(result |warmed$)/, 120_000);
 
@@ -364,13 +410,13 @@ async function orchestrate(): Promise<void> {
       const order = workers.map((_, i) => workers[(i + round) % workers.length]!);
       for (const [workload, ms] of [['getdata', roundMs], ['createdelete', cdMs]] as const) {
         for (const w of order) {
-          const embeddedCpu0 = EMBEDDED.has(w.server) ? Number((await embedded.ask('cpu')).split(' ')[1]) : 0;
+          const embeddedCpu0 = onEmbedded(w) ? Number((await embedded.ask('cpu')).split(' ')[1]) : 0;
           const line = await ask(w, `${workload} ${ms}`);
           const [, ops, elapsed, cpu] = line.split(' ').map(Number) as [number, number, number, number];
           const list = samples.get(key(workload, w)) ?? [];
           list.push({ opsPerSec: ops / (elapsed / 1000), cpuUsPerOp: cpu / ops });
           samples.set(key(workload, w), list);
-          if (EMBEDDED.has(w.server)) {
+          if (onEmbedded(w)) {
             const used = Number((await embedded.ask('cpu')).split(' ')[1]) - embeddedCpu0;
             (serverCpu[key(workload, w)] ??= []).push(used / ops);
           }
@@ -379,7 +425,7 @@ async function orchestrate(): Promise<void> {
       console.error(`round ${round + 1}/${ROUNDS} done`);
     }
 
-    report({ samples, serverCpu, workers, servers: [...servers.map((s) => s[0]), 'embedded (WS)'], ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs, load: [loadBefore, loadavg()[0]!] });
+    report({ samples, serverCpu, workers, servers: servers.map((s) => s[0]), ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs, load: [loadBefore, loadavg()[0]!] });
   } finally {
     await cleanup();
   }
@@ -412,14 +458,17 @@ function report(r: ReportInput): void {
   out.push(`bench/clients.ts: node ${process.version}, ${cpus().length} × ${cpuModel}, load average ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after`);
   out.push(`median of ${r.ROUNDS} interleaved rounds; getData rounds ${r.SECONDS} s, ${r.IN_FLIGHT} in flight, ${r.PAYLOAD}-byte payload; create+delete rounds ${r.cdMs / 1000} s; warm-up ${r.WARMUP} s + ${r.WARMUP / 2} s per worker`);
   out.push('ZooKeeper 3.8.0 (Debian) standalone, tickTime 2000, forceSync=no, full JIT; embedded server in its own Node process');
+  if (r.servers.some((s) => s.endsWith('(TLS)'))) {
+    out.push('TLS: a second ZooKeeper with the Netty factory (TLS needs it): its plaintext port is "Netty (TCP)", its secureClientPort (TLS 1.2) "(TLS)"; embedded (TLS) is TLS 1.3; client certificates required; nzc has no TLS');
+  }
 
   const table = (title: string, workload: string, field: keyof Sample, fmt: (n: number) => string, rows: string[] = clients): void => {
     out.push('');
     out.push(title);
-    out.push(`| ${pad('client', 24)} | ${r.servers.map((s) => padL(s, 16)).join(' | ')} |`);
-    out.push(`|${'-'.repeat(26)}|${r.servers.map(() => '-'.repeat(18)).join('|')}|`);
+    out.push(`| ${pad('client', 24)} | ${r.servers.map((s) => padL(s, 25)).join(' | ')} |`);
+    out.push(`|${'-'.repeat(26)}|${r.servers.map(() => '-'.repeat(27)).join('|')}|`);
     for (const c of rows) {
-      out.push(`| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 16)).join(' | ')} |`);
+      out.push(`| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 25)).join(' | ')} |`);
     }
   };
   const ratioRow = (label: string, workload: string, field: keyof Sample, a: string, b: string): string =>
@@ -427,7 +476,7 @@ function report(r: ReportInput): void {
       .map((s) => {
         const x = med(workload, a, s, field);
         const y = med(workload, b, s, field);
-        return padL(x === undefined || y === undefined ? '—' : fmtRatio(x / y), 16);
+        return padL(x === undefined || y === undefined ? '—' : fmtRatio(x / y), 25);
       })
       .join(' | ')} |`;
 
@@ -455,8 +504,30 @@ function report(r: ReportInput): void {
     };
     out.push(`| ${pad(c, 24)} | ${padL(ratio('getdata'), 16)} | ${padL(ratio('createdelete'), 16)} |`);
   }
-  const scpu = r.serverCpu[`getdata|Tenure|embedded (TCP)`];
+  const scpu = r.serverCpu['getdata|Tenure|embedded (TCP)'];
   if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
+  const scpuTls = r.serverCpu['getdata|Tenure|embedded (TLS)'];
+  if (scpuTls) out.push(`embedded server CPU per getData over TLS (Tenure rounds): ${median(scpuTls).toFixed(2)} µs/op`);
+
+  // What TLS costs each client, on each server: TLS / TCP.
+  const pairs: [string, ServerName, ServerName][] = [
+    ['ZooKeeper 3.8', 'ZooKeeper 3.8 (TLS)', 'ZooKeeper 3.8 Netty (TCP)'],
+    ['embedded', 'embedded (TLS)', 'embedded (TCP)'],
+  ];
+  if (r.servers.includes('embedded (TLS)') || r.servers.includes('ZooKeeper 3.8 (TLS)')) {
+    out.push('');
+    out.push('TLS / TCP, same client and server kind (getData ops/s; client CPU/op)');
+    out.push(`| ${pad('client', 24)} | ${pairs.map(([n]) => padL(`${n} ops/s`, 24) + ' | ' + padL(`${n} CPU/op`, 24)).join(' | ')} |`);
+    out.push(`|${'-'.repeat(26)}|${pairs.map(() => '-'.repeat(26) + '|' + '-'.repeat(26)).join('|')}|`);
+    for (const c of clients) {
+      const cell = (a: ServerName, b: ServerName, f: keyof Sample): string => {
+        const x = med('getdata', c, a, f);
+        const y = med('getdata', c, b, f);
+        return padL(x === undefined || y === undefined ? '—' : fmtRatio(x / y), 24);
+      };
+      out.push(`| ${pad(c, 24)} | ${pairs.map(([, t, p]) => cell(t, p, 'opsPerSec') + ' | ' + cell(t, p, 'cpuUsPerOp')).join(' | ')} |`);
+    }
+  }
 
   // WebSocket against TCP: the same client and server, only the transport differs.
   const wsOps = med('getdata', 'Tenure', 'embedded (WS)', 'opsPerSec');
@@ -478,7 +549,7 @@ function report(r: ReportInput): void {
     for (const s of r.servers) {
       for (const c of clients) {
         const xs = r.samples.get(`${workload}|${c}|${s}`);
-        if (xs) out.push(`  ${pad(label, 13)} ${pad(c, 22)} → ${pad(s, 15)} ${xs.map((x) => padL(fmtOps(x.opsPerSec), 8)).join(' ')}`);
+        if (xs) out.push(`  ${pad(label, 13)} ${pad(c, 22)} → ${pad(s, 25)} ${xs.map((x) => padL(fmtOps(x.opsPerSec), 8)).join(' ')}`);
       }
     }
   }
@@ -491,7 +562,12 @@ function report(r: ReportInput): void {
   const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a / b);
   out.push('');
   out.push('Targets');
-  for (const s of r.servers.filter((x) => x !== 'embedded (WS)')) {
+  for (const s of r.servers) {
+    if (s === 'ZooKeeper 3.8 Netty (TCP)' || s === 'embedded (WS)') continue; // references for the TLS / TCP and WS / TCP lines only
+    if (s.endsWith('(TLS)')) {
+      check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
+      continue;
+    }
     check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
     check(`[${s}] Tenure / nzc getData throughput`, ratio(g('Tenure', s), g('node-zookeeper-client', s)), (v) => v >= 1.2, '≥ 1.2×');
     check(`[${s}] Tenure / nzc CPU per op`, ratio(g('Tenure', s, 'cpuUsPerOp'), g('node-zookeeper-client', s, 'cpuUsPerOp')), (v) => v <= 0.7, '≤ 0.7×');

@@ -13,6 +13,7 @@ import {
   OpCode,
   SessionExpiredError,
   WatcherType,
+  type TlsError,
   isRetryableCode,
   type Connection,
   type Reply,
@@ -43,6 +44,13 @@ export interface ClientEvents {
    * good and no new connection state follows; operations fail with AuthFailedError. Close it.
    */
   authFailed: (error: AuthFailedError) => void;
+  /**
+   * Every host refused the TLS handshake in a row (unknown CA, expired certificate, host name
+   * mismatch, missing client certificate). Before the first connection start() rejects with it;
+   * on a running client the session keeps its state and tries again after a pause (2 s, doubling
+   * to 60 s) or at once after updateTls(); the session is LOST if that outlasts its timeout.
+   */
+  tlsError: (error: TlsError) => void;
 }
 
 /** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
@@ -81,6 +89,7 @@ export class ClientCore {
   /** Aborted at close once in-flight guaranteed deletes had their chance: stops background work. */
   private readonly lifetime = new AbortController();
   private readonly background = new Set<Promise<unknown>>();
+  private readonly transport: Transport & { updateTls?(tls: unknown): void };
 
   constructor(transport: Transport, opts: ClientOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -116,7 +125,9 @@ export class ClientCore {
         this.authFailedController.abort(error);
         this.emitter.emit('authFailed', error);
       },
+      onTlsRefused: (error) => this.emitter.emit('tlsError', error),
     });
+    this.transport = transport;
   }
 
   /** Aborts with ClosedError when close() begins. */
@@ -152,6 +163,13 @@ export class ClientCore {
     if (this.states.connectedOnce || this.isClosed) return;
     this.started = false;
     await this.session.halt();
+  }
+
+  /** Hands new TLS options to the transport and ends a pause after refused handshakes. */
+  updateTls(tls: unknown): void {
+    if (typeof this.transport.updateTls !== 'function') throw new TypeError('updateTls: the client was created without tls');
+    this.transport.updateTls(tls);
+    this.session.tlsUpdated();
   }
 
   /**

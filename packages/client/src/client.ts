@@ -29,6 +29,7 @@ import {
   type Stat,
 } from '@tenure/protocol';
 import type { EventEmitter } from 'eventemitter3';
+import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from './clock.js';
 import type { ClientCore, ClientEvents } from './client-core.js';
 import { requestChannel, traced } from './diagnostics.js';
@@ -164,7 +165,7 @@ export class Client {
     return this;
   }
   off<E extends keyof ClientEvents>(event: E, listener?: ClientEvents[E]): this {
-    this.core.emitter.off(event, listener as EventEmitter.EventListener<ClientEvents, E>);
+    this.core.emitter.off(event, listener as EventEmitter.EventListener<ClientEvents, E> | undefined);
     return this;
   }
 
@@ -351,23 +352,38 @@ export class Client {
 
   /**
    * Connects. Resolves once connected (after SASL, with the `sasl` option); rejects with
-   * TimeoutError after `timeoutMs` (default connectionTimeoutMs) or AbortError. If it rejects
-   * before any connection, the client stops trying and may be started again. With `sasl`, a
-   * refusal (wrong password, unknown user) rejects at once with AuthFailedError, for good.
+   * TimeoutError after `timeoutMs` (default connectionTimeoutMs) or AbortError, and with TlsError
+   * (host and reason) once every host has refused the TLS handshake. If it rejects before any
+   * connection, the client stops trying and may be started again (after `updateTls`, say). With
+   * `sasl`, a refusal (wrong password, unknown user) rejects at once with AuthFailedError, for good.
    */
   async start(options: WaitOptions = {}): Promise<void> {
     const core = this.core;
     if (core.authFailure) throw core.authFailure;
+    let onTls: ((e: Error) => void) | undefined;
+    // Every host refused TLS: that answer, not a timeout later.
+    const refused = new Promise<never>((_, reject) => core.emitter.once('tlsError', (onTls = reject)));
     core.start();
     // A SASL refusal ends the wait at once: the client will not connect.
     const signal = options.signal ? AbortSignal.any([options.signal, core.authFailedSignal]) : core.authFailedSignal;
     try {
-      await this.waitForState(CONNECTED_STATES, { ...options, signal, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs });
+      await Promise.race([this.waitForState(CONNECTED_STATES, { ...options, signal, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs }), refused]);
     } catch (err) {
       if (core.authFailure) throw core.authFailure;
       await core.abandonStart();
       throw err;
+    } finally {
+      core.emitter.off('tlsError', onTls);
     }
+  }
+
+  /**
+   * New TLS options (or a function returning them) for connections opened from now on, e.g. a
+   * renewed client certificate; the open connection keeps its own. A wait after refused
+   * handshakes ends at once. Throws TypeError on a client created without `tls`.
+   */
+  updateTls(tls: TlsSetting): void {
+    this.core.updateTls(tls);
   }
 
   /**

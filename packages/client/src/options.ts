@@ -1,5 +1,6 @@
 /** Client options and their defaults. */
 import { OPEN_ACL_UNSAFE, DEFAULT_MAX_BUFFER, type ACL, type Transport } from '@tenure/protocol';
+import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from './clock.js';
 import type { ErrorPolicy } from './connection-state.js';
 import type { Logger } from './logger.js';
@@ -17,6 +18,14 @@ export interface ClientOptions {
   transport?: Transport;
   /** 'h1:2181,h2:2181/chroot': selects the ZooKeeper transport. Give this or `transport`. */
   connectString?: string;
+  /**
+   * With `connectString`: connect over TLS (ZooKeeper's secureClientPort). `true`, Node's
+   * `tls.ConnectionOptions` (`ca`, `cert`, `key`, `servername`, `rejectUnauthorized`,
+   * `minVersion`, ...) or a function returning them before each connection. Host names are
+   * verified. A refused handshake is a TlsError (see ClientEvents.tlsError); `updateTls` swaps the
+   * options for later connections.
+   */
+  tls?: TlsSetting;
   /** The requested session timeout; the server may negotiate another. Default 60 000 (Curator's). */
   sessionTimeoutMs?: number;
   /** How long start() and operations wait for a connection. Default 15 000 (Curator's). */

@@ -33,6 +33,7 @@ export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './
 export type { ClientOptions, AclProvider } from './options.js';
 export type { AuthInfo } from './session.js';
 export { digestMd5Mechanism, type DigestMd5Options, type SaslExchange, type SaslMechanism, type SaslOptions } from './sasl.js';
+export type { TlsOptions, TlsSetting } from '@tenure/zookeeper';
 export type { PersistentWatch } from './persistent-watch.js';
 export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
 export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
@@ -74,6 +75,8 @@ export {
   TimeoutError,
   ClosedError,
   InvalidPathError,
+  TlsError,
+  type TlsRefusal,
   type ACL,
   type Id,
   type Stat,

@@ -18,6 +18,7 @@
  *   only once it succeeded), then auth packets, then SetWatches batches, then waiting requests.
  *   A SASL refusal stops the session for good (Java's AUTH_FAILED): no more connections and no new
  *   connection state; `onAuthFailed` tells the client.
+ * - A refused TLS handshake (TlsError) is not a connection loss: see tls-refusals.ts.
  */
 import {
   AbortError,
@@ -26,6 +27,7 @@ import {
   ConnectionLossError,
   OpCode,
   SessionExpiredError,
+  TlsError,
   type CloseReason,
   type Connection,
   type ConnectionHandlers,
@@ -39,6 +41,7 @@ import type { Logger } from './logger.js';
 import { runSaslExchange, type SaslMechanism } from './sasl.js';
 import { setWatchesBatches } from './set-watches.js';
 import type { StateDispatcher } from './state-dispatcher.js';
+import { TlsRefusals, type TlsRefusalListener } from './tls-refusals.js';
 import { WaitScope, sleep, typedReason } from './wait-scope.js';
 import type { WatchRegistry } from './watch-registry.js';
 
@@ -62,6 +65,8 @@ export interface SessionConfig {
   sasl?: SaslMechanism | undefined;
   /** SASL was refused: the session has stopped connecting for good. */
   onAuthFailed?: ((error: AuthFailedError) => void) | undefined;
+  /** Every host refused the TLS handshake in a row (see tls-refusals.ts). */
+  onTlsRefused?: TlsRefusalListener;
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
@@ -142,6 +147,7 @@ export class Session {
   private closing: Promise<void> | null = null;
   /** Why the session stopped in phase `failed`. */
   private authError: AuthFailedError | null = null;
+  private readonly refusals = new TlsRefusals();
 
   constructor(cfg: SessionConfig) {
     this.cfg = cfg;
@@ -254,6 +260,11 @@ export class Session {
     });
   }
 
+  /** New TLS options: a pause after refused handshakes ends now. */
+  tlsUpdated(): void {
+    this.refusals.wakeUp();
+  }
+
   // ---- the connect loop ----
 
   private async connectLoop(): Promise<void> {
@@ -274,6 +285,15 @@ export class Session {
         }
         const outcome = await this.attempt(this.hosts.next(), abort.signal);
         if (outcome === 'authFailed') break;
+        if (outcome instanceof TlsError) {
+          failures++;
+          if (this.refusals.refused(this.hosts.count)) {
+            this.cfg.onTlsRefused?.(outcome);
+            await this.refusals.pause(this.clock, abort.signal);
+          }
+          continue;
+        }
+        this.refusals.reset();
         if (outcome === 'failed') {
           failures++;
           continue;
@@ -336,7 +356,7 @@ export class Session {
     );
   }
 
-  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired' | 'authFailed'> {
+  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired' | 'authFailed' | TlsError> {
     const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
@@ -355,6 +375,10 @@ export class Session {
           return 'authFailed';
         }
         if (loopSignal.aborted) throw typedReason(loopSignal);
+        if (err instanceof TlsError) {
+          this.log.error({ err, host: err.host, reason: err.reason }, `TLS handshake refused: ${err.message}`);
+          return err;
+        }
         this.log.debug({ err, host }, 'connection attempt failed');
         return 'failed';
       }

@@ -230,6 +230,35 @@ export class ClosedError extends Error {
   }
 }
 
+/**
+ * Why a TLS handshake was refused, by this side or by the server:
+ * - `untrusted-certificate`: the peer's certificate does not chain to a trusted CA (unknown CA, self-signed);
+ * - `expired`: a certificate is expired or not yet valid;
+ * - `hostname-mismatch`: the server's certificate does not name the host connected to;
+ * - `no-client-certificate`: the server requires a client certificate and none was sent;
+ * - `certificate-refused`: the server refused the client's certificate (Java servers say no more);
+ * - `handshake-failed`: no common protocol version or cipher, or the server does not speak TLS.
+ */
+export type TlsRefusal = 'untrusted-certificate' | 'expired' | 'hostname-mismatch' | 'no-client-certificate' | 'certificate-refused' | 'handshake-failed';
+
+/**
+ * A TLS handshake with `host` was refused. A configuration problem, not a connection loss: the
+ * client does not retry it as one (see `ClientOptions.tls`). `code` is Node's error code
+ * (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`, `ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE`, ...).
+ */
+export class TlsError extends Error {
+  override name = 'TlsError';
+  readonly host: string;
+  readonly reason: TlsRefusal;
+  readonly code: string | undefined;
+  constructor(host: string, reason: TlsRefusal, detail: string, options?: { cause?: unknown; code?: string }) {
+    super(`TLS handshake with ${host} refused (${reason}): ${detail}`, options);
+    this.host = host;
+    this.reason = reason;
+    this.code = options?.code;
+  }
+}
+
 /** A path that ZooKeeper would refuse (wire doc §6.7). */
 export class InvalidPathError extends Error {
   override name = 'InvalidPathError';

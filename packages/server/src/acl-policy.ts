@@ -1,6 +1,11 @@
 /**
- * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest`, `ip` and
- * `sasl` schemes, the fix-up of ACL lists on create/setACL, permission checks and auth packets.
+ * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest`, `ip`,
+ * `sasl` and `x509` schemes, the fix-up of ACL lists on create/setACL, permission checks and auth
+ * packets.
+ *
+ * `x509` is ZooKeeper's X509AuthenticationProvider: a TLS connection with a verified client
+ * certificate is `x509:<subject>` (RFC 2253, as Java's X500Principal.getName() writes it) from
+ * the start; an ACL id matches that subject exactly.
  */
 import type { ACL, ClientInfo, Id } from '@tenure/protocol';
 import { digestFromAuth, ErrorCode } from '@tenure/protocol';
@@ -79,6 +84,13 @@ const providers: Record<string, Provider> = {
     valid: (id) => javaSplit(id, ':').length === 2,
     matches: (a, b) => a === b,
     userName: (id) => id.split(':')[0] ?? id,
+  },
+  x509: {
+    authenticated: true,
+    // ZooKeeper accepts what X500Principal parses; at least one `type=value`.
+    valid: (id) => /^[^=,+]+=/.test(id),
+    matches: (a, b) => a === b,
+    userName: (id) => id,
   },
   ip: {
     authenticated: false,
@@ -186,6 +198,7 @@ export function authenticate(
   auth: Buffer | null,
   clientAddr: string,
   superDigest: string | undefined,
+  current: readonly Id[] = [],
 ): Id[] | undefined {
   if (scheme === 'digest') {
     if (auth === null) return undefined;
@@ -196,6 +209,11 @@ export function authenticate(
     return ids;
   }
   if (scheme === 'ip') return [{ scheme: 'ip', id: clientAddr }];
+  // The certificate is the credential: an x509 auth packet succeeds only on a connection that has one.
+  if (scheme === 'x509') {
+    const x509 = current.filter((id) => id.scheme === 'x509');
+    return x509.length > 0 ? x509 : undefined;
+  }
   return undefined;
 }
 

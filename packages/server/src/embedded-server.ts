@@ -22,6 +22,7 @@ import { SaslAuthenticator } from './sasl-auth.js';
 import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
+import { TlsListener } from './tls-listener.js';
 import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 import { WebSocketListener } from './ws-listener.js';
 import { WatchRegistry } from './watch-registry.js';
@@ -144,15 +145,22 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
 
   /**
    * Serves ZooKeeper's wire protocol on TCP (see tcp-listener.ts); any ZooKeeper client can connect.
-   * Resolves with the bound address (port 0 picks a free one). close() stops it. With `webSocket`,
-   * serves it on WebSocket instead, one frame per binary message (see ws-listener.ts); `listen`
-   * may be called again for each listener wanted.
+   * With `tls`, serves it on TLS instead (tls-listener.ts): a verified client certificate
+   * authenticates the connection as `x509:<subject>`. With `webSocket`, serves it on WebSocket
+   * instead, one frame per binary message (see ws-listener.ts); with `tls` too, on `wss://`
+   * (client certificates give no x509 identity there yet). `listen` may be called again for
+   * each listener wanted (plaintext, TLS and WebSocket side by side). Resolves with the bound
+   * address (port 0 picks a free one). close() stops it.
    */
   async listen(options: ListenOptions & { webSocket: WebSocketEndpointOptions }): Promise<WebSocketAddress>;
   async listen(options?: ListenOptions): Promise<ListenAddress>;
   async listen(options: ListenOptions & { webSocket?: WebSocketEndpointOptions } = {}): Promise<ListenAddress> {
     this.ensureOpen();
-    const listener = options.webSocket ? new WebSocketListener(this, options.webSocket) : new TcpListener(this);
+    const listener = options.webSocket
+      ? new WebSocketListener(this, options.webSocket, options.tls)
+      : options.tls
+        ? new TlsListener(this, options.tls, options.handshakeTimeoutMs)
+        : new TcpListener(this);
     this.listeners.add(listener);
     try {
       return await listener.listen(options);
@@ -181,7 +189,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     }
     let result: AcceptResult | undefined;
     try {
-      result = await this.handshake(params, sink);
+      result = await this.handshake(params, sink, peer);
       return result;
     } finally {
       if (result?.kind === 'connected' && !result.connection.closed) this.slots.set(result.connection, address);
@@ -189,7 +197,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     }
   }
 
-  private async handshake(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
+  private async handshake(params: ConnectParams, sink: ConnectionSink, peer: PeerInfo | undefined): Promise<AcceptResult> {
     const { signal } = params;
     await (this.faults.armed ? this.faults.handshake(params.sessionId, signal) : undefined);
     if (signal?.aborted) throw new AbortError('connect aborted');
@@ -216,7 +224,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       session.timeoutMs = timeoutMs;
     }
     this.wheel.touch(session, timeoutMs);
-    const conn = new ServerConnection(this, session, sink, o.clientAddress, this.baseIds);
+    const ids = peer?.x509Subject === undefined ? this.baseIds : [{ scheme: 'x509', id: peer.x509Subject }, ...this.baseIds];
+    const conn = new ServerConnection(this, session, sink, o.clientAddress, ids);
     session.connection = conn;
     this.connections.add(conn);
     return { kind: 'connected', connection: conn, timeoutMs };
@@ -298,7 +307,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private auth(conn: ServerConnection, req: { scheme?: unknown; auth?: unknown }, token: unknown): void {
     const scheme = typeof req.scheme === 'string' ? req.scheme : '';
     const auth = req.auth instanceof Uint8Array ? Buffer.from(req.auth) : null;
-    const ids = authenticate(scheme, auth, conn.clientAddr, this.options.superDigest);
+    const ids = authenticate(scheme, auth, conn.clientAddr, this.options.superDigest, conn.authIds);
     if (ids === undefined) {
       conn.pushReply(token, { zxid: 0n, err: ErrorCode.AUTHFAILED, response: undefined });
       conn.closeAfterFlush(`authentication failed for scheme ${JSON.stringify(scheme)}`);

@@ -9,6 +9,8 @@ export type { EmbeddedServerOptions, Logger } from './options.js';
 export type { ConnectionSink } from './server-connection.js';
 export { ServerConnection } from './server-connection.js';
 export type { ListenAddress, ListenOptions } from './tcp-listener.js';
+export type { TlsListenOptions } from './tls-listener.js';
+export { certificateSubject } from './x509-subject.js';
 export { SessionWheel } from './session-wheel.js';
 export type { WheelClock } from './session-wheel.js';
 export type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';

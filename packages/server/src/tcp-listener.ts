@@ -13,6 +13,10 @@
  *
  * Output is coalesced: the server delivers what a batch of requests produced in one microtask, and
  * everything a connection got in it leaves in one socket write.
+ *
+ * The TLS listener (tls-listener.ts) is this listener on a `tls.Server`: the same connection
+ * handler (SocketConnection) serves both, and only the socket it is handed differs, along with
+ * what the front door learns of the peer (a verified client certificate's subject).
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import {
@@ -36,9 +40,10 @@ import {
   type Request,
   type WatcherEvent,
 } from '@tenure/protocol';
-import type { AcceptResult, FrontDoor } from './front-door.js';
+import type { AcceptResult, FrontDoor, PeerInfo } from './front-door.js';
 import { answerFourLetterWord, opAbbreviation, type ConnectionStats } from './four-letter-words.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
+import type { TlsListenOptions } from './tls-listener.js';
 
 export interface ListenOptions {
   /** 0 (the default) picks a free port. */
@@ -51,6 +56,8 @@ export interface ListenOptions {
    * as ZooKeeper closes sessionless connections (zookeeper.nio.sessionlessCnxnTimeout). Default 10,000 ms.
    */
   handshakeTimeoutMs?: number;
+  /** Serve TLS on this port (ZooKeeper's secureClientPort) instead of plaintext; see TlsListenOptions. */
+  tls?: TlsListenOptions;
 }
 
 /** Where a listener is bound. */
@@ -82,7 +89,7 @@ const OPEN = 3;
 const CLOSED = 4;
 
 export class TcpListener {
-  private readonly netServer: Server;
+  protected readonly netServer: Server;
   readonly sockets = new Set<SocketConnection>();
   readonly startedAt = Date.now();
   /** Totals over every connection this listener served, for srvr/mntr. */
@@ -91,9 +98,13 @@ export class TcpListener {
   private closing: Promise<void> | undefined;
   handshakeTimeoutMs = 10_000;
 
-  constructor(readonly server: FrontDoor) {
-    this.netServer = createServer({ noDelay: true }, (socket) => this.adopt(socket));
-    this.netServer.on('error', (err) => this.server.logger?.warn({ err }, 'TCP listener error'));
+  /** `netServer`: a server of the caller's (the TLS listener's) that hands its sockets to `adopt`. */
+  constructor(
+    readonly server: FrontDoor,
+    netServer?: Server,
+  ) {
+    this.netServer = netServer ?? createServer({ noDelay: true }, (socket) => this.adopt(socket, { address: socket.remoteAddress }));
+    this.netServer.on('error', (err) => this.server.logger?.warn({ err }, 'listener error'));
   }
 
   listen(options: ListenOptions = {}): Promise<ListenAddress> {
@@ -136,12 +147,13 @@ export class TcpListener {
     return this.closing;
   }
 
-  private adopt(socket: Socket): void {
+  /** Serves a connected socket (plaintext, or TLS once its handshake is done). */
+  protected adopt(socket: Socket, peer?: PeerInfo): void {
     if (this.closing !== undefined || this.server.closed) {
       socket.destroy();
       return;
     }
-    this.sockets.add(new SocketConnection(this, socket));
+    this.sockets.add(new SocketConnection(this, socket, peer));
   }
 
   recordLatency(ms: number, replies: number): void {
@@ -153,7 +165,7 @@ export class TcpListener {
   }
 }
 
-/** One TCP connection: the handshake, then frames in and out of its ServerConnection. */
+/** One TCP or TLS connection: the handshake, then frames in and out of its ServerConnection. */
 class SocketConnection implements ConnectionSink, ConnectionStats {
   // ---- ConnectionStats (cons, stat) ----
   readonly remote: string;
@@ -198,6 +210,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
   constructor(
     private readonly listener: TcpListener,
     private readonly socket: Socket,
+    private readonly peer: PeerInfo | undefined,
   ) {
     this.reader = new FrameReader(listener.server.limits.maxBufferBytes);
     const addr = socket.remoteAddress ?? '?';
@@ -312,7 +325,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
           signal: this.abort.signal,
         },
         this,
-        { address: this.socket.remoteAddress },
+        this.peer,
       )
       .then(
         (result) => this.accepted(result, withReadOnly),

@@ -26,6 +26,8 @@ export interface ZooKeeperSettings {
    * the optimising JIT for a long benchmark; the default stops at C1 for a fast start.
    */
   jvmFlags?: string[];
+  /** Jars appended to the class path (e.g. netty-codec and netty-resolver for the Netty factory). */
+  classpath?: string[];
   /** slf4j-simple level for the server log (`<dir>/zookeeper.log`). Default 'warn'. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'off';
   /** How long to wait for the server to serve, ms. Default 60000. */
@@ -133,7 +135,7 @@ export class ZooKeeperNode {
         ...Object.entries(props).map(([k, v]) => `-D${k}=${v}`),
         ...(this.settings.jvmFlags ?? []),
         '-cp',
-        classpath,
+        [classpath, ...(this.settings.classpath ?? [])].join(':'),
         mainClass,
         this.configFile,
       ],

@@ -1,9 +1,13 @@
 /**
- * One TCP connection to one ZooKeeper server (wire doc §2–§3): the handshake, request framing with
- * sequential xids, FIFO reply matching, out-of-band ping/auth replies and notifications.
- * No timers and no retries: the client owns those (architecture.md).
+ * One TCP or TLS connection to one ZooKeeper server (wire doc §2–§3): the handshake, request
+ * framing with sequential xids, FIFO reply matching, out-of-band ping/auth replies and
+ * notifications. No timers and no retries: the client owns those (architecture.md).
+ *
+ * Over TLS the framing is the same; a TLS failure before ZooKeeper's handshake is answered
+ * rejects the attempt with a TlsError (tls-options.ts) instead of a ConnectionLossError.
  */
 import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import {
   AbortError,
   ConnectionLossError,
@@ -34,6 +38,7 @@ import type {
 import { eventFromServer, requestToServer, responseFromServer } from './chroot.js';
 import type { HostPort } from './connect-string.js';
 import { RequestQueue, type PendingRequest } from './request-queue.js';
+import { tlsRefusal, type TlsOptions } from './tls-options.js';
 
 const HANDSHAKE = 0;
 const OPEN = 1;
@@ -54,6 +59,8 @@ const EMPTY_PASSWD = Buffer.alloc(16);
 export interface ConnectionOptions {
   chroot: string;
   maxFrameBytes: number;
+  /** Connect over TLS with these options (host and port come from the target). */
+  tls?: TlsOptions | undefined;
 }
 
 function pathOf(req: Request): string | undefined {
@@ -97,6 +104,7 @@ class ZooKeeperConnection implements Connection {
   private readonly flushBound = (): void => this.flush();
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort = (): void => this.fail({ kind: 'client', message: 'connect aborted' }, 'abort');
+  private readonly tls: TlsOptions | undefined;
 
   constructor(
     target: HostPort,
@@ -120,17 +128,30 @@ class ZooKeeperConnection implements Connection {
         readOnly: params.readOnly,
       }),
     );
+    this.tls = options.tls;
+    const socket = (this.socket =
+      options.tls === undefined
+        ? netConnect({ host: target.host, port: target.port, noDelay: true })
+        : tlsConnect({ ...options.tls, host: target.host, port: target.port }));
+    if (options.tls !== undefined) socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('end', () => this.fail({ kind: 'server', message: `${server} closed the connection` }));
+    socket.on('error', (error: Error) => this.onSocketError(error));
+    socket.on('close', () => this.fail({ kind: 'network', message: `connection to ${server} closed` }));
     this.signal = params.signal;
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
 
-    const socket = (this.socket = netConnect({ host: target.host, port: target.port, noDelay: true }));
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('end', () => this.fail({ kind: 'server', message: `${server} closed the connection` }));
-    socket.on('error', (error: Error) => this.fail({ kind: 'network', message: `${server}: ${error.message}`, error }));
-    socket.on('close', () => this.fail({ kind: 'network', message: `connection to ${server} closed` }));
-
-    // Written before 'connect' (the socket queues it); nothing else is sent until the answer arrives.
+    // Written before 'connect' (the socket queues it, a TLS socket until its handshake is done);
+    // nothing else is sent until the answer arrives.
     socket.write(hello);
+  }
+
+  private onSocketError(error: Error): void {
+    // Before ZooKeeper's handshake is answered, a TLS alert or certificate check is a refusal;
+    // under TLS 1.3 a refused client certificate arrives as an alert after 'secureConnect'.
+    const refusal = this.tls !== undefined && this.state === HANDSHAKE ? tlsRefusal(error, this.server, this.tls) : undefined;
+    if (refusal !== undefined) this.fail({ kind: 'network', message: refusal.message, error: refusal }, 'tls');
+    else this.fail({ kind: 'network', message: `${this.server}: ${error.message}`, error });
   }
 
   get closed(): boolean {
@@ -174,12 +195,16 @@ class ZooKeeperConnection implements Connection {
   }
 
   // Frames sent in one synchronous burst (e.g. Promise.all of many requests) leave in one write.
+  // Over TLS the flush waits for the end of the I/O phase: ZooKeeper's Netty server sends each
+  // reply as its own TLS record, which Node delivers as its own 'data' event with microtasks run
+  // in between, so a microtask flush would send one request (one record, one syscall) per reply.
   private write(bytes: Buffer): void {
     this.outq.push(bytes);
     this.outBytes += bytes.length;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      queueMicrotask(this.flushBound);
+      if (this.tls !== undefined) setImmediate(this.flushBound);
+      else queueMicrotask(this.flushBound);
     }
   }
 
@@ -310,7 +335,7 @@ class ZooKeeperConnection implements Connection {
   }
 
   /** Closes once: rejects every waiter with ConnectionLossError, then reports the reason. */
-  private fail(reason: CloseReason, cause: 'abort' | 'protocol' | 'other' = 'other'): void {
+  private fail(reason: CloseReason, cause: 'abort' | 'protocol' | 'tls' | 'other' = 'other'): void {
     if (this.state === CLOSED) return;
     const wasHandshake = this.state === HANDSHAKE;
     this.state = CLOSED;
@@ -323,7 +348,7 @@ class ZooKeeperConnection implements Connection {
       const reject = this.rejectHandshake!;
       this.resolveHandshake = this.rejectHandshake = undefined;
       if (cause === 'abort') reject(new AbortError(`connect to ${this.server} aborted`, { cause: this.signal?.reason }));
-      else if (cause === 'protocol') reject(reason.error!);
+      else if (cause === 'protocol' || cause === 'tls') reject(reason.error!);
       else {
         const e = new ConnectionLossError(undefined, `no handshake answer from ${this.server}: ${reason.message}`);
         if (reason.error) e.cause = reason.error;

@@ -1,9 +1,11 @@
 /**
- * `zookeeper(connectString)`: the Transport that reaches Apache ZooKeeper over TCP.
+ * `zookeeper(connectString, options)`: the Transport that reaches Apache ZooKeeper over TCP, or
+ * over TLS (its secureClientPort) with `options.tls`.
  */
 import type { ConnectParams, ConnectResult, ConnectionHandlers, Transport } from '@tenure/protocol';
 import { formatHostPort, parseConnectString, parseHostPort } from './connect-string.js';
 import { openConnection } from './connection.js';
+import { TlsConfig, type TlsSetting } from './tls-options.js';
 
 export interface ZooKeeperTransportOptions {
   /**
@@ -13,6 +15,14 @@ export interface ZooKeeperTransportOptions {
    * exceed 1 MiB. The Java client's limit is 1 MiB.
    */
   maxFrameBytes?: number;
+  /**
+   * Connect over TLS: `true` for Node's defaults (the system's CAs), Node's `tls.ConnectionOptions`
+   * (`ca`, `cert`, `key`, `servername`, `rejectUnauthorized`, `minVersion`, ...), or a function
+   * returning them, called before every connection. The server's host name (or IP address) is
+   * verified against its certificate unless `rejectUnauthorized: false`. A refused handshake
+   * rejects `connect` with a TlsError naming the host and the reason.
+   */
+  tls?: TlsSetting;
 }
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -21,6 +31,13 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export interface ZooKeeperTransport extends Transport {
   /** The chroot applied to every path, or '' when there is none. */
   readonly chroot: string;
+  /** Whether connections use TLS. */
+  readonly secure: boolean;
+  /**
+   * Replaces the TLS options for connections opened from now on (renewed certificates); open
+   * connections keep theirs. Throws TypeError on a transport created without `tls`.
+   */
+  updateTls(tls: TlsSetting): void;
 }
 
 /**
@@ -33,17 +50,18 @@ export function zookeeper(connectString: string, options: ZooKeeperTransportOpti
   if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 64) {
     throw new RangeError(`maxFrameBytes must be an integer >= 64, got ${maxFrameBytes}`);
   }
+  const tls = options.tls === undefined ? undefined : new TlsConfig(options.tls);
   return {
     hosts: Object.freeze(hosts),
     chroot,
-    connect(host: string, params: ConnectParams, handlers: ConnectionHandlers): Promise<ConnectResult> {
-      let target;
-      try {
-        target = parseHostPort(host);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return openConnection(target, formatHostPort(target), params, handlers, { chroot, maxFrameBytes });
+    secure: tls !== undefined,
+    updateTls(setting: TlsSetting): void {
+      if (tls === undefined) throw new TypeError('updateTls: this transport was created without tls');
+      tls.update(setting);
+    },
+    async connect(host: string, params: ConnectParams, handlers: ConnectionHandlers): Promise<ConnectResult> {
+      const target = parseHostPort(host);
+      return openConnection(target, formatHostPort(target), params, handlers, { chroot, maxFrameBytes, tls: await tls?.resolve() });
     },
   };
 }
