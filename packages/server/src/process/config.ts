@@ -7,12 +7,11 @@
  * - A bad value is a ConfigError that names the key (and the file and line, or the flag).
  * - Ensemble keys (`server.N`, `initLimit`, `syncLimit`, …) are a ConfigError: this is a
  *   standalone server; a larger deployment moves to a ZooKeeper ensemble.
- * - Keys for features this build does not have yet (TLS) are parsed, so a bad value still names
- *   its key, then refused with a message saying so.
- * - SASL users come from files (a JAAS config's Server section, or a users file: sasl-users.ts),
- *   read by loadSettings (main.ts) into `saslUsers`.
+ * - TLS stores (ssl.keyStore.*, ssl.trustStore.*: tls-stores.ts) and SASL users come from files (a JAAS config's Server section, or a users file: sasl-users.ts),
+ *   read by loadSettings (main.ts) into `tls` and `saslUsers`.
  */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import type { TlsOptions } from 'node:tls';
 import type { PropertyEntry } from './properties.js';
 
 /** A configuration that cannot be served: the message names the key and where it came from. */
@@ -62,10 +61,16 @@ export interface ServerSettings {
   metricsPort: number | undefined;
   metricsHost: string;
   logLevel: LogLevel;
-  /** TLS keys, parsed but not served by this build (see `unsupported`). */
+  /** A TLS client port (ZooKeeper's secureClientPort) beside clientPort. */
   secureClientPort: number | undefined;
+  /** Absent: clientPortAddress. */
   secureClientPortAddress: string | undefined;
+  /** The `ssl.*` keys as given (tls-stores.ts reads them). */
   ssl: Record<string, string>;
+  /** Node's TLS options read from the ssl.* stores (by loadSettings), with secureClientPort. */
+  tls: TlsOptions | undefined;
+  /** Serve the WebSocket port as wss:// with the same TLS options. */
+  webSocketSecure: boolean;
   /** A JAAS login config whose Server section lists the DIGEST-MD5 users (sasl-users.ts). */
   jaasConfig: string | undefined;
   /** `name=password` lines: DIGEST-MD5 users. */
@@ -110,6 +115,8 @@ export function defaultSettings(): ServerSettings {
     secureClientPort: undefined,
     secureClientPortAddress: undefined,
     ssl: {},
+    tls: undefined,
+    webSocketSecure: false,
     jaasConfig: undefined,
     saslUsersFile: undefined,
     saslUsers: undefined,
@@ -175,19 +182,20 @@ export interface ConfigKey {
   arg: string;
   help: string;
   apply(s: ServerSettings, value: string): void;
-  /** Why this build refuses the key once parsed (TLS not here yet). */
-  unsupported?: string;
 }
 
-const TLS_MISSING = 'TLS is not served by this build of tenure-server yet (it comes with the connections issue): remove the key, or use a ZooKeeper server for TLS';
-
-const sslKey = (name: string, help: string): ConfigKey => ({
+const sslKey = (name: string, help: string, check: (v: string) => string = nonEmpty): ConfigKey => ({
   key: name,
   arg: 'value',
   help,
-  apply: (s, v) => void (s.ssl[name] = nonEmpty(v)),
-  unsupported: TLS_MISSING,
+  apply: (s, v) => void (s.ssl[name] = check(v)),
 });
+function oneOf(...values: string[]): (v: string) => string {
+  return (v) => {
+    if (!values.includes(v.toLowerCase())) throw new Error(`${JSON.stringify(v)} is not ${values.join(', ')}`);
+    return v;
+  };
+}
 
 /** Every key tenure-server reads, in --help order. */
 export const KEYS: readonly ConfigKey[] = [
@@ -237,15 +245,15 @@ export const KEYS: readonly ConfigKey[] = [
       s.metricsPort ??= 7000;
     },
   },
-  { key: 'secureClientPort', flag: 'secure-port', arg: 'port', help: 'TLS client port (not in this build yet)', apply: (s, v) => void (s.secureClientPort = port(v)), unsupported: TLS_MISSING },
-  { key: 'secureClientPortAddress', arg: 'address', help: 'address of the TLS port (not in this build yet)', apply: (s, v) => void (s.secureClientPortAddress = nonEmpty(v)), unsupported: TLS_MISSING },
-  sslKey('ssl.keyStore.location', 'server key and certificate, PEM or PKCS12 (not in this build yet)'),
-  sslKey('ssl.keyStore.password', 'key store password (not in this build yet)'),
-  sslKey('ssl.keyStore.type', 'PEM or PKCS12 (not in this build yet)'),
-  sslKey('ssl.trustStore.location', 'CA certificates for client certificates (not in this build yet)'),
-  sslKey('ssl.trustStore.password', 'trust store password (not in this build yet)'),
-  sslKey('ssl.trustStore.type', 'PEM or PKCS12 (not in this build yet)'),
-  sslKey('ssl.clientAuth', 'none, want or need (not in this build yet)'),
+  { key: 'secureClientPort', flag: 'secure-port', arg: 'port', help: 'a TLS client port beside clientPort (default: off)', apply: (s, v) => void (s.secureClientPort = port(v)) },
+  { key: 'secureClientPortAddress', flag: 'secure-host', arg: 'address', help: 'address of the TLS port (default clientPortAddress)', apply: (s, v) => void (s.secureClientPortAddress = nonEmpty(v)) },
+  sslKey('ssl.keyStore.location', 'server key and certificate chain: one PEM file, or PKCS12'),
+  sslKey('ssl.keyStore.password', 'PKCS12 password, or the PEM key passphrase'),
+  sslKey('ssl.keyStore.type', 'PEM or PKCS12 (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
+  sslKey('ssl.trustStore.location', 'CA certificates (PEM) client certificates must chain to'),
+  sslKey('ssl.trustStore.password', 'trust store password (unused for PEM)'),
+  sslKey('ssl.trustStore.type', 'PEM (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
+  sslKey('ssl.clientAuth', 'need (default), want or none: client certificates', oneOf('need', 'want', 'none')),
   {
     key: 'java.security.auth.login.config',
     flag: 'jaas-config',
@@ -264,6 +272,7 @@ export const KEYS: readonly ConfigKey[] = [
     help: 'browser origins allowed, comma-separated (default: every origin; clients without an Origin header are always let in)',
     apply: (s, v) => void (s.webSocketOrigins = origins(v)),
   },
+  { key: 'webSocketSecure', flag: 'ws-secure', arg: 'true|false', help: 'serve the WebSocket port as wss:// with the ssl.* stores (default false)', apply: (s, v) => void (s.webSocketSecure = bool(v)) },
 ];
 
 const BY_KEY = new Map(KEYS.map((k) => [k.key, k]));
@@ -272,9 +281,11 @@ export const BY_FLAG = new Map(KEYS.filter((k) => k.flag !== undefined).map((k) 
 /** Keys of a ZooKeeper ensemble. */
 const ENSEMBLE = /^(server\.\d+|group\.\d+|weight\.\d+|initLimit|syncLimit|electionAlg|electionPort|peerType|dynamicConfigFile|leaderServes|quorumListenOnAllIPs)$/;
 /** ZooKeeper keys read and deliberately not served here: a warning, not an error. */
-const IGNORED = /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\.\d+|skipACL|audit\.enable|maxCnxns)$/;
+const IGNORED = /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\..+|skipACL|audit\.enable|maxCnxns)$/;
 /** Auth providers tenure-server always has: naming them (as a ZooKeeper SASL or TLS config does) is no warning. */
 const BUILT_IN_PROVIDER = /(SASLAuthenticationProvider|X509AuthenticationProvider|DigestAuthenticationProvider)$/;
+/** ZooKeeper's connection factories: TLS needs Netty there; every listener here is built in. */
+const CNXN_FACTORY = /(NettyServerCnxnFactory|NIOServerCnxnFactory)$/;
 
 /** Where a value came from, for messages: `zoo.cfg:12` or `--port`. */
 export type Origin = { file: string; line: number } | { flag: string };
@@ -290,7 +301,8 @@ export function applyKey(s: ServerSettings, key: string, value: string, origin: 
   }
   const def = BY_KEY.get(key);
   if (def === undefined) {
-    if (/^authProvider\.\d+$/.test(key) && BUILT_IN_PROVIDER.test(value)) return undefined;
+    if (/^authProvider\..+$/.test(key) && BUILT_IN_PROVIDER.test(value)) return undefined;
+    if (key === 'serverCnxnFactory' && CNXN_FACTORY.test(value)) return undefined;
     if (IGNORED.test(key)) return `${where(origin)}: ${key} is not served by tenure-server; ignored`;
     return `${where(origin)}: unknown key ${key}; ignored`;
   }
@@ -336,10 +348,12 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
     warnings.push(`autopurge.snapRetainCount ${s.autopurge.snapRetainCount} is below the minimum; using 3`);
     s.autopurge.snapRetainCount = 3;
   }
-  for (const key of new Set(given)) {
-    const def = BY_KEY.get(key);
-    if (def?.unsupported !== undefined) throw new ConfigError(`${key}: ${def.unsupported}`, key);
+  if (s.secureClientPort !== undefined && s.secureClientPort !== 0 && (s.secureClientPort === s.clientPort || s.secureClientPort === s.webSocketPort)) {
+    throw new ConfigError(`secureClientPort ${s.secureClientPort} is another listener's port too: give it a port of its own`, 'secureClientPort');
   }
+  if (s.webSocketSecure && s.webSocketPort === undefined) throw new ConfigError('webSocketSecure is set without webSocketPort', 'webSocketSecure');
+  const secure = s.secureClientPort !== undefined || s.webSocketSecure;
+  if (!secure && given.some((k) => k.startsWith('ssl.'))) warnings.push('ssl.* keys are set without secureClientPort (or webSocketSecure): no TLS port is served');
   return warnings;
 }
 

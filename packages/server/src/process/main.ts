@@ -19,6 +19,7 @@ import { helpText, parseCommandLine } from './flags.js';
 import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
+import { tlsServerOptions } from './tls-stores.js';
 import type { WebSocketAddress } from '../websocket-endpoint.js';
 
 /** The package's version, from its package.json (one level above src/ and dist/). */
@@ -46,6 +47,7 @@ export function loadSettings(argv: readonly string[]): { settings: ServerSetting
   }
   const { settings, warnings } = settingsFrom(file, cli.values, cli.logLevel === undefined ? {} : { logLevel: cli.logLevel });
   settings.saslUsers = readSaslUsers({ jaasConfig: settings.jaasConfig, usersFile: settings.saslUsersFile });
+  if (settings.secureClientPort !== undefined || settings.webSocketSecure) settings.tls = tlsServerOptions(settings.ssl);
   return { settings, warnings, help: false, version: false };
 }
 
@@ -97,6 +99,8 @@ function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
 export interface RunningServer {
   server: EmbeddedServer;
   address: ListenAddress;
+  /** The TLS listener, with secureClientPort. */
+  secure: ListenAddress | undefined;
   /** The WebSocket listener, with webSocketPort. */
   webSocket: WebSocketAddress | undefined;
   metricsPort: number | undefined;
@@ -111,12 +115,17 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
+    const secure =
+      settings.secureClientPort === undefined
+        ? undefined
+        : await server.listen({ port: settings.secureClientPort, host: settings.secureClientPortAddress ?? settings.clientPortAddress, tls: settings.tls! });
     const webSocket =
       settings.webSocketPort === undefined
         ? undefined
         : await server.listen({
             port: settings.webSocketPort,
             host: settings.webSocketPortAddress ?? settings.clientPortAddress,
+            ...(settings.webSocketSecure ? { tls: settings.tls! } : {}),
             webSocket: {
               ...(settings.webSocketPath === undefined ? {} : { path: settings.webSocketPath }),
               ...(settings.webSocketOrigins === undefined ? {} : { origins: settings.webSocketOrigins }),
@@ -134,7 +143,7 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
       await server.shutdown();
       await closingMetrics;
     };
-    return { server, address, webSocket, metricsPort, stop };
+    return { server, address, secure, webSocket, metricsPort, stop };
   } catch (err) {
     metricsServer?.close();
     await server.close();
@@ -226,6 +235,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       address: running.address.address,
       connectString: running.address.connectString,
       metricsPort: running.metricsPort,
+      securePort: running.secure?.port,
       webSocketPort: running.webSocket?.port,
       webSocketUrl: running.webSocket?.url,
       saslUsers: settings.saslUsers === undefined ? undefined : Object.keys(settings.saslUsers).length,
