@@ -197,6 +197,9 @@ function oneOf(...values: string[]): (v: string) => string {
   };
 }
 
+const JAAS_HELP = "a JAAS file: its Server section's DigestLoginModule user_<name>=\"<password>\" options are the SASL users";
+const ORIGINS_HELP = 'browser origins allowed, comma-separated (default: every origin; clients without an Origin header are always let in)';
+
 /** Every key tenure-server reads, in --help order. */
 export const KEYS: readonly ConfigKey[] = [
   { key: 'clientPort', flag: 'port', arg: 'port', help: 'client port (default 2181)', apply: (s, v) => void (s.clientPort = port(v)) },
@@ -254,24 +257,12 @@ export const KEYS: readonly ConfigKey[] = [
   sslKey('ssl.trustStore.password', 'trust store password (unused for PEM)'),
   sslKey('ssl.trustStore.type', 'PEM (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
   sslKey('ssl.clientAuth', 'need (default), want or none: client certificates', oneOf('need', 'want', 'none')),
-  {
-    key: 'java.security.auth.login.config',
-    flag: 'jaas-config',
-    arg: 'file',
-    help: "a JAAS file: its Server section's DigestLoginModule user_<name>=\"<password>\" options are the SASL users",
-    apply: (s, v) => void (s.jaasConfig = nonEmpty(v)),
-  },
+  { key: 'java.security.auth.login.config', flag: 'jaas-config', arg: 'file', help: JAAS_HELP, apply: (s, v) => void (s.jaasConfig = nonEmpty(v)) },
   { key: 'sasl.usersFile', flag: 'sasl-users-file', arg: 'file', help: 'SASL DIGEST-MD5 users, one name=password line each', apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)) },
   { key: 'webSocketPort', flag: 'ws-port', arg: 'port', help: 'a WebSocket client port beside clientPort (default: off)', apply: (s, v) => void (s.webSocketPort = port(v)) },
   { key: 'webSocketPortAddress', flag: 'ws-host', arg: 'address', help: 'address of the WebSocket port (default clientPortAddress)', apply: (s, v) => void (s.webSocketPortAddress = nonEmpty(v)) },
   { key: 'webSocketPath', flag: 'ws-path', arg: 'path', help: 'the path upgraded to WebSocket (default /zookeeper)', apply: (s, v) => void (s.webSocketPath = urlPath(v)) },
-  {
-    key: 'webSocketOrigins',
-    flag: 'ws-origins',
-    arg: 'origins',
-    help: 'browser origins allowed, comma-separated (default: every origin; clients without an Origin header are always let in)',
-    apply: (s, v) => void (s.webSocketOrigins = origins(v)),
-  },
+  { key: 'webSocketOrigins', flag: 'ws-origins', arg: 'origins', help: ORIGINS_HELP, apply: (s, v) => void (s.webSocketOrigins = origins(v)) },
   { key: 'webSocketSecure', flag: 'ws-secure', arg: 'true|false', help: 'serve the WebSocket port as wss:// with the ssl.* stores (default false)', apply: (s, v) => void (s.webSocketSecure = bool(v)) },
 ];
 
