@@ -56,10 +56,10 @@ const statBuf = Buffer.alloc(60);
 
 /**
  * One node's digest as DigestCalculator computes it: crc32(path, data, the 60 stat bytes); the
- * /zookeeper subtree counts 0 and the root is hashed as "". The tree digest is their 64-bit sum.
+ * nodes under /zookeeper/ count 0 and the root is hashed as "". The tree digest is their 64-bit sum.
  */
 export function nodeDigest(path: string, node: ZNode): bigint {
-  if (path.startsWith('/zookeeper')) return 0n;
+  if (path.startsWith('/zookeeper/')) return 0n;
   const b = statBuf;
   b.writeBigInt64BE(node.czxid, 0);
   b.writeBigInt64BE(node.mzxid, 8);
