@@ -5,7 +5,8 @@
  *   npx tsx bench/clients.ts [--seconds 2] [--rounds 5] [--in-flight 200] [--payload 100] [--warmup 2] [--no-java]
  *                            [--cpu-prof <dir>]   (V8 CPU profiles of the Node workers and the embedded server)
  *
- * Peers: Tenure (@tenure/client over @tenure/zookeeper), node-zookeeper-client (npm) and the Java
+ * Peers: Tenure (@tenure/client over @tenure/zookeeper, and over @tenure/ws against the embedded
+ * server's WebSocket listener: column "embedded (WS)"), node-zookeeper-client (npm) and the Java
  * ZooKeeper client (Debian's zookeeper.jar 3.8, bench/java/ZkGetDataBench.java compiled here).
  * Servers: Apache ZooKeeper 3.8 (Debian's, via TestingServer: standalone, loopback, full JIT,
  * forceSync=no) and Tenure's embedded server over TCP (`server.listen()`, in its own process).
@@ -52,7 +53,8 @@ async function serveEmbedded(): Promise<void> {
   const { createEmbeddedServer } = await import('@tenure/server');
   const server = createEmbeddedServer({ tickMs: 2000 });
   const { connectString } = await server.listen({ port: 0 });
-  console.log(`listening ${connectString}`);
+  const ws = await server.listen({ port: 0, webSocket: {} });
+  console.log(`listening ${connectString} ${ws.url}`);
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     if (line === 'cpu') {
@@ -74,10 +76,11 @@ interface Peer {
   close(): Promise<void>;
 }
 
-async function tenurePeer(connectString: string, path: string, payload: Buffer): Promise<Peer> {
+async function tenurePeer(connectString: string, path: string, payload: Buffer, overWebSocket = false): Promise<Peer> {
   const { createClient } = await import('@tenure/client');
   const { NodeExistsError } = await import('@tenure/protocol');
-  const client = createClient({ connectString, sessionTimeoutMs: 30_000 });
+  const transport = overWebSocket ? (await import('@tenure/ws')).webSocket(connectString) : undefined;
+  const client = createClient(transport ? { transport, sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000 });
   await client.start();
   await client.create(path, payload).catch(async (e: unknown) => {
     if (!(e instanceof NodeExistsError)) throw e;
@@ -165,7 +168,7 @@ async function nzcPeer(connectString: string, path: string, payload: Buffer): Pr
 
 async function runWorker(kind: string, connectString: string, path: string, payloadBytes: number, inFlight: number): Promise<void> {
   const payload = Buffer.alloc(payloadBytes, 'x');
-  const peer = kind === 'tenure' ? await tenurePeer(connectString, path, payload) : await nzcPeer(connectString, path, payload);
+  const peer = kind.startsWith('tenure') ? await tenurePeer(connectString, path, payload, kind === 'tenure-ws') : await nzcPeer(connectString, path, payload);
   const timed = async (ms: number, run: (stopped: () => boolean) => Promise<number>): Promise<string> => {
     let stop = false;
     const timer = setTimeout(() => (stop = true), ms);
@@ -257,7 +260,9 @@ function nodeChild(name: string, args: string[]): LineProcess {
 }
 
 type ClientName = 'Tenure' | 'node-zookeeper-client' | 'Java ZooKeeper 3.8';
-type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)';
+type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'embedded (WS)';
+/** The servers that are the embedded server's process (its CPU is measured per round). */
+const EMBEDDED: ReadonlySet<ServerName> = new Set(['embedded (TCP)', 'embedded (WS)']);
 
 interface Worker {
   client: ClientName;
@@ -305,7 +310,7 @@ async function orchestrate(): Promise<void> {
     useJava ? compileJava([source], ZOOKEEPER_JARS) : Promise.resolve(undefined),
   ]);
   const embedded = nodeChild('embedded server', ['--role', 'server']);
-  const embeddedAddress = (await embedded.ask(undefined)).split(' ')[1]!;
+  const [, embeddedAddress, embeddedWsUrl] = (await embedded.ask(undefined)).split(' ') as [string, string, string];
   const servers: Array<[ServerName, string]> = [
     ['ZooKeeper 3.8', zk.connectString],
     ['embedded (TCP)', embeddedAddress],
@@ -336,6 +341,13 @@ async function orchestrate(): Promise<void> {
         workers.push({ client: 'Java ZooKeeper 3.8', server, proc });
       }
     }
+    // WebSocket: Tenure only (no peer speaks it), against the embedded server's WebSocket listener.
+    {
+      const args = ['--connect', embeddedWsUrl, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT)];
+      const proc = nodeChild('Tenure → embedded (WS)', ['--role', 'worker', '--client', 'tenure-ws', ...args]);
+      await proc.ask(undefined, 60_000);
+      workers.push({ client: 'Tenure', server: 'embedded (WS)', proc });
+    }
     const ask = (w: Worker, command: string): Promise<string> =>
       w.proc instanceof LineProcess ? w.proc.ask(command) : w.proc.ask(command, /^(result |warmed$)/, 120_000);
 
@@ -352,13 +364,13 @@ async function orchestrate(): Promise<void> {
       const order = workers.map((_, i) => workers[(i + round) % workers.length]!);
       for (const [workload, ms] of [['getdata', roundMs], ['createdelete', cdMs]] as const) {
         for (const w of order) {
-          const embeddedCpu0 = w.server === 'embedded (TCP)' ? Number((await embedded.ask('cpu')).split(' ')[1]) : 0;
+          const embeddedCpu0 = EMBEDDED.has(w.server) ? Number((await embedded.ask('cpu')).split(' ')[1]) : 0;
           const line = await ask(w, `${workload} ${ms}`);
           const [, ops, elapsed, cpu] = line.split(' ').map(Number) as [number, number, number, number];
           const list = samples.get(key(workload, w)) ?? [];
           list.push({ opsPerSec: ops / (elapsed / 1000), cpuUsPerOp: cpu / ops });
           samples.set(key(workload, w), list);
-          if (w.server === 'embedded (TCP)') {
+          if (EMBEDDED.has(w.server)) {
             const used = Number((await embedded.ask('cpu')).split(' ')[1]) - embeddedCpu0;
             (serverCpu[key(workload, w)] ??= []).push(used / ops);
           }
@@ -367,7 +379,7 @@ async function orchestrate(): Promise<void> {
       console.error(`round ${round + 1}/${ROUNDS} done`);
     }
 
-    report({ samples, serverCpu, workers, servers: servers.map((s) => s[0]), ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs, load: [loadBefore, loadavg()[0]!] });
+    report({ samples, serverCpu, workers, servers: [...servers.map((s) => s[0]), 'embedded (WS)'], ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs, load: [loadBefore, loadavg()[0]!] });
   } finally {
     await cleanup();
   }
@@ -446,6 +458,19 @@ function report(r: ReportInput): void {
   const scpu = r.serverCpu[`getdata|Tenure|embedded (TCP)`];
   if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
 
+  // WebSocket against TCP: the same client and server, only the transport differs.
+  const wsOps = med('getdata', 'Tenure', 'embedded (WS)', 'opsPerSec');
+  const tcpOps = med('getdata', 'Tenure', 'embedded (TCP)', 'opsPerSec');
+  const wsCpu = med('getdata', 'Tenure', 'embedded (WS)', 'cpuUsPerOp');
+  const tcpCpu = med('getdata', 'Tenure', 'embedded (TCP)', 'cpuUsPerOp');
+  const wsServerCpu = r.serverCpu[`getdata|Tenure|embedded (WS)`];
+  if (wsOps !== undefined && tcpOps !== undefined && wsCpu !== undefined && tcpCpu !== undefined) {
+    out.push(
+      `Tenure getData over WebSocket / TCP (embedded): ${fmtRatio(wsOps / tcpOps)} ops/s, ${fmtRatio(wsCpu / tcpCpu)} client CPU/op` +
+        (wsServerCpu && scpu ? `, ${fmtRatio(median(wsServerCpu) / median(scpu))} server CPU/op (${median(wsServerCpu).toFixed(2)} µs/op)` : ''),
+    );
+  }
+
   // Every round, so that the spread behind each median is visible (the machine may be shared).
   out.push('');
   out.push('Per round, in run order (ops/s; create+delete in pairs/s)');
@@ -466,7 +491,7 @@ function report(r: ReportInput): void {
   const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a / b);
   out.push('');
   out.push('Targets');
-  for (const s of r.servers) {
+  for (const s of r.servers.filter((x) => x !== 'embedded (WS)')) {
     check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
     check(`[${s}] Tenure / nzc getData throughput`, ratio(g('Tenure', s), g('node-zookeeper-client', s)), (v) => v >= 1.2, '≥ 1.2×');
     check(`[${s}] Tenure / nzc CPU per op`, ratio(g('Tenure', s, 'cpuUsPerOp'), g('node-zookeeper-client', s, 'cpuUsPerOp')), (v) => v <= 0.7, '≤ 0.7×');

@@ -29,6 +29,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { DEFAULTS, positive, type AclProvider, type ClientOptions } from './options.js';
 import { backoffMs, isRetryableError, type RetryPolicy } from './retry-policies.js';
 import { runWithRetry } from './retry-loop.js';
+import { saslMechanism } from './sasl.js';
 import { CLOSE_WAIT_MS, Session, hex, type AuthInfo } from './session.js';
 import { setWatchesBatches } from './set-watches.js';
 import { StateDispatcher } from './state-dispatcher.js';
@@ -37,6 +38,11 @@ import { WatchRegistry } from './watch-registry.js';
 
 export interface ClientEvents {
   stateChanged: (state: ConnectionState) => void;
+  /**
+   * SASL was refused (a wrong password, an unknown user): the client has stopped connecting for
+   * good and no new connection state follows; operations fail with AuthFailedError. Close it.
+   */
+  authFailed: (error: AuthFailedError) => void;
 }
 
 /** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
@@ -62,6 +68,12 @@ export class ClientCore {
   private readonly authInfo: AuthInfo[];
   private started = false;
   private isClosed = false;
+  /** Set when SASL was refused; `start()` rejects with it. */
+  authFailure: AuthFailedError | null = null;
+  /** Aborts (with `authFailure`) when SASL is refused. */
+  private readonly authFailedController = new AbortController();
+  /** Aborts, with the AuthFailedError, when SASL is refused (start() waits on it). */
+  readonly authFailedSignal: AbortSignal = this.authFailedController.signal;
   /** The servers the transport may connect to. */
   readonly hosts: readonly string[];
   /** Aborted first thing in close(): the public `client.closedSignal`. */
@@ -98,6 +110,12 @@ export class ClientCore {
       registry: this.registry,
       states: this.states,
       onSessionEnded: (epoch) => this.deletes.sessionEnded(epoch),
+      sasl: opts.sasl === undefined ? undefined : saslMechanism(opts.sasl),
+      onAuthFailed: (error) => {
+        this.authFailure = error;
+        this.authFailedController.abort(error);
+        this.emitter.emit('authFailed', error);
+      },
     });
   }
 

@@ -28,6 +28,7 @@ import {
   type StatResponse,
   type Stat,
 } from '@tenure/protocol';
+import type { EventEmitter } from 'eventemitter3';
 import type { Clock } from './clock.js';
 import type { ClientCore, ClientEvents } from './client-core.js';
 import { requestChannel, traced } from './diagnostics.js';
@@ -155,15 +156,15 @@ export class Client {
   // ---- events and state ----
 
   on<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): this {
-    this.core.emitter.on(event, listener);
+    this.core.emitter.on(event, listener as EventEmitter.EventListener<ClientEvents, E>);
     return this;
   }
   once<E extends keyof ClientEvents>(event: E, listener: ClientEvents[E]): this {
-    this.core.emitter.once(event, listener);
+    this.core.emitter.once(event, listener as EventEmitter.EventListener<ClientEvents, E>);
     return this;
   }
   off<E extends keyof ClientEvents>(event: E, listener?: ClientEvents[E]): this {
-    this.core.emitter.off(event, listener);
+    this.core.emitter.off(event, listener as EventEmitter.EventListener<ClientEvents, E>);
     return this;
   }
 
@@ -349,16 +350,21 @@ export class Client {
   // ---- lifecycle ----
 
   /**
-   * Connects. Resolves once connected; rejects with TimeoutError after `timeoutMs` (default
-   * connectionTimeoutMs) or AbortError. If it rejects before any connection, the client stops
-   * trying and may be started again.
+   * Connects. Resolves once connected (after SASL, with the `sasl` option); rejects with
+   * TimeoutError after `timeoutMs` (default connectionTimeoutMs) or AbortError. If it rejects
+   * before any connection, the client stops trying and may be started again. With `sasl`, a
+   * refusal (wrong password, unknown user) rejects at once with AuthFailedError, for good.
    */
   async start(options: WaitOptions = {}): Promise<void> {
     const core = this.core;
+    if (core.authFailure) throw core.authFailure;
     core.start();
+    // A SASL refusal ends the wait at once: the client will not connect.
+    const signal = options.signal ? AbortSignal.any([options.signal, core.authFailedSignal]) : core.authFailedSignal;
     try {
-      await this.waitForState(CONNECTED_STATES, { ...options, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs });
+      await this.waitForState(CONNECTED_STATES, { ...options, signal, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs });
     } catch (err) {
+      if (core.authFailure) throw core.authFailure;
       await core.abandonStart();
       throw err;
     }

@@ -32,6 +32,7 @@ export { ConnectionState, type ErrorPolicy } from './connection-state.js';
 export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';
 export type { ClientOptions, AclProvider } from './options.js';
 export type { AuthInfo } from './session.js';
+export { digestMd5Mechanism, type DigestMd5Options, type SaslExchange, type SaslMechanism, type SaslOptions } from './sasl.js';
 export type { PersistentWatch } from './persistent-watch.js';
 export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
 export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';

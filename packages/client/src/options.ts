@@ -4,6 +4,7 @@ import type { Clock } from './clock.js';
 import type { ErrorPolicy } from './connection-state.js';
 import type { Logger } from './logger.js';
 import { RetryPolicies, type RetryPolicy } from './retry-policies.js';
+import type { SaslOptions } from './sasl.js';
 import type { AuthInfo } from './session.js';
 
 /** Chooses the ACL of nodes created without an explicit `acl` (Curator's ACLProvider). */
@@ -30,6 +31,11 @@ export interface ClientOptions {
   errorPolicy?: ErrorPolicy;
   /** Credentials sent on every connection, e.g. [{ scheme: 'digest', auth: 'user:secret' }]. */
   authInfo?: AuthInfo[];
+  /**
+   * SASL on every connection, before anything else: `{ mechanism: 'DIGEST-MD5', username, password }`
+   * (the connection is then `sasl:<username>`), or `{ mechanism }` with any SaslMechanism.
+   */
+  sasl?: SaslOptions;
   aclProvider?: AclProvider;
   /** A pino-compatible logger; the client is silent without one. */
   logger?: Logger;

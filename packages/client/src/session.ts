@@ -14,10 +14,14 @@
  *   the old id and password (its ephemerals go at once), then a new session is opened: RECONNECTED.
  * - Each connection attempt, handshake included, times out after T / (number of hosts). Attempts
  *   back off with jitter, capped at min(1 s, T/3); hosts are tried in a shuffled order.
- * - After every (re)connect: auth packets, then SetWatches batches, then waiting requests.
+ * - After every (re)connect: the SASL exchange (with the `sasl` option; CONNECTED / RECONNECTED
+ *   only once it succeeded), then auth packets, then SetWatches batches, then waiting requests.
+ *   A SASL refusal stops the session for good (Java's AUTH_FAILED): no more connections and no new
+ *   connection state; `onAuthFailed` tells the client.
  */
 import {
   AbortError,
+  AuthFailedError,
   ClosedError,
   ConnectionLossError,
   OpCode,
@@ -32,6 +36,7 @@ import {
 import type { Clock, TimerHandle } from './clock.js';
 import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
 import type { Logger } from './logger.js';
+import { runSaslExchange, type SaslMechanism } from './sasl.js';
 import { setWatchesBatches } from './set-watches.js';
 import type { StateDispatcher } from './state-dispatcher.js';
 import { WaitScope, sleep, typedReason } from './wait-scope.js';
@@ -53,6 +58,10 @@ export interface SessionConfig {
   states: StateDispatcher;
   /** Called when a session ends (LOST or close), after the LOST state was posted. */
   onSessionEnded: (epoch: number) => void;
+  /** Run on every new connection before it is used (the client's `sasl` option). */
+  sasl?: SaslMechanism | undefined;
+  /** SASL was refused: the session has stopped connecting for good. */
+  onAuthFailed?: ((error: AuthFailedError) => void) | undefined;
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
@@ -88,7 +97,8 @@ interface Waiter {
   reject(err: Error): void;
 }
 
-type Phase = 'latent' | 'running' | 'closing' | 'closed';
+/** `failed`: SASL was refused; nothing more is attempted until close(). */
+type Phase = 'latent' | 'running' | 'failed' | 'closing' | 'closed';
 
 export class Session {
   /** The current session id, 0n while there is none. */
@@ -130,6 +140,8 @@ export class Session {
   private needReset = false;
   private seenRwServer = false;
   private closing: Promise<void> | null = null;
+  /** Why the session stopped in phase `failed`. */
+  private authError: AuthFailedError | null = null;
 
   constructor(cfg: SessionConfig) {
     this.cfg = cfg;
@@ -228,6 +240,7 @@ export class Session {
    */
   waitForConnection(epoch: number, timeoutMs: number, signal: AbortSignal | undefined, path?: string): Promise<Connection> {
     if (this.phase === 'closing' || this.phase === 'closed') return Promise.reject(new ClosedError('client'));
+    if (this.phase === 'failed') return Promise.reject(this.refusedFor(path));
     if (epoch !== this.epoch) return Promise.reject(new SessionExpiredError(path));
     if (this.connection !== null) return Promise.resolve(this.connection);
     const scope = new WaitScope(path ?? 'operation', { timeoutMs, signal }, {
@@ -260,6 +273,7 @@ export class Session {
           await sleep(this.clock, reconnectDelayMs(failures, this.timeoutBase()), abort.signal);
         }
         const outcome = await this.attempt(this.hosts.next(), abort.signal);
+        if (outcome === 'authFailed') break;
         if (outcome === 'failed') {
           failures++;
           continue;
@@ -322,7 +336,7 @@ export class Session {
     );
   }
 
-  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired'> {
+  private async attempt(host: string, loopSignal: AbortSignal): Promise<Link | 'failed' | 'expired' | 'authFailed'> {
     const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
@@ -334,7 +348,12 @@ export class Session {
           onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
           onClose: (reason) => this.onLinkClosed(link, reason.message, reason),
         });
+        if (result.kind === 'connected' && this.cfg.sasl) await this.authenticate(result.connection, this.cfg.sasl, scope);
       } catch (err) {
+        if (err instanceof AuthFailedError && !loopSignal.aborted && this.phase === 'running') {
+          this.authFailed(err);
+          return 'authFailed';
+        }
         if (loopSignal.aborted) throw typedReason(loopSignal);
         this.log.debug({ err, host }, 'connection attempt failed');
         return 'failed';
@@ -522,6 +541,8 @@ export class Session {
       const r = await this.connect(this.hosts.next(), old.id, old.passwd, false, scope, { onEvent: () => {}, onClose: () => {} });
       if (r.kind === 'connected') {
         try {
+          // A server that requires SASL (enforce.auth) serves closeSession only after it.
+          if (this.cfg.sasl) await this.authenticate(r.connection, this.cfg.sasl, scope);
           await scope.race(r.connection.send({ type: OpCode.closeSession }));
           this.log.info({ sessionId: hex(old.id) }, 'closed the old session');
         } finally {
@@ -534,6 +555,38 @@ export class Session {
   }
 
   // ---- after a (re)connect ----
+
+  /** The SASL exchange on a fresh connection, bounded by the attempt's scope; closes it on failure. */
+  private async authenticate(conn: Connection, mechanism: SaslMechanism, scope: WaitScope): Promise<void> {
+    try {
+      await scope.race(runSaslExchange(conn, mechanism));
+      this.log.debug({ server: conn.server, mechanism: mechanism.name }, 'SASL authenticated');
+    } catch (err) {
+      conn.close();
+      throw err;
+    }
+  }
+
+  /** SASL was refused: stop connecting for good, without a connection state (Java's AUTH_FAILED). */
+  private authFailed(error: AuthFailedError): void {
+    this.phase = 'failed';
+    this.authError = error;
+    this.log.error({ err: error, sessionId: hex(this.sessionId) }, 'SASL authentication failed: the client stops connecting');
+    this.clearTimer('lostTimer');
+    this.clearTimer('probeTimer');
+    this.clearTimer('heartbeatTimer');
+    this.rejectWaiters((w) => this.refusedFor(w.path));
+    // The server's session (if any) expires on its own; work bound to it here ends now.
+    if (this.sessionId !== 0n) this.cfg.onSessionEnded(this.epoch);
+    this.cfg.onAuthFailed?.(error);
+  }
+
+  /** What an operation gets once SASL has been refused. */
+  private refusedFor(path: string | undefined): AuthFailedError {
+    const e = new AuthFailedError(path, 'SASL authentication was refused; the client no longer connects');
+    (e as { cause?: unknown }).cause = this.authError;
+    return e;
+  }
 
   private sendAuth(conn: Connection): void {
     for (const a of this.cfg.authInfo) {
@@ -607,6 +660,8 @@ export class Session {
         onClose: (reason) => this.onLinkClosed(link, reason.message),
       });
       if (r.kind !== 'connected') return;
+      // A refusal here is a failed probe: the read-only link, authenticated, goes on.
+      if (this.cfg.sasl && !r.connection.readOnly) await this.authenticate(r.connection, this.cfg.sasl, scope);
       if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive) {
         r.connection.close();
         return;

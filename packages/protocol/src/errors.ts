@@ -135,7 +135,18 @@ export const NotEmptyError = define(ErrorCode.NOTEMPTY, 'NotEmptyError');
 export const SessionExpiredError = define(ErrorCode.SESSIONEXPIRED, 'SessionExpiredError');
 export const InvalidCallbackError = define(ErrorCode.INVALIDCALLBACK, 'InvalidCallbackError');
 export const InvalidACLError = define(ErrorCode.INVALIDACL, 'InvalidACLError');
-export const AuthFailedError = define(ErrorCode.AUTHFAILED, 'AuthFailedError');
+/**
+ * Authentication failed: the server refused an auth packet or the SASL exchange (a wrong password,
+ * an unknown user), or the client refused a server that could not prove it knows the password.
+ * A class of its own (not only a code) so that it can be named as a type: `catch (e: AuthFailedError)`.
+ */
+export class AuthFailedError extends KeeperError {
+  constructor(path?: string, detail?: string) {
+    super(ErrorCode.AUTHFAILED, path, detail);
+    this.name = 'AuthFailedError';
+  }
+}
+byCode.set(ErrorCode.AUTHFAILED, AuthFailedError);
 export const SessionMovedError = define(ErrorCode.SESSIONMOVED, 'SessionMovedError');
 export const NotReadOnlyError = define(ErrorCode.NOTREADONLY, 'NotReadOnlyError');
 export const EphemeralOnLocalSessionError = define(ErrorCode.EPHEMERALONLOCALSESSION, 'EphemeralOnLocalSessionError');

@@ -11,3 +11,4 @@ export * from './frame-reader.js';
 export { requestProblem } from './request-shape.js';
 export { exceedsMaxBuffer, requestSizeBound } from './request-size.js';
 export { isKnownOp } from './op-table.js';
+export * from './sasl-digest-md5.js';

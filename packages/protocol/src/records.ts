@@ -191,6 +191,8 @@ export interface SaslRequest {
   type: T<'sasl'>;
   token: Buffer | null;
 }
+/** Jute's name for SaslRequest (zookeeper.jute: GetSASLRequest). */
+export type GetSASLRequest = SaslRequest;
 /** Requests without a body. */
 export interface EmptyRequest {
   type: T<'ping'> | T<'closeSession'> | T<'whoAmI'>;
@@ -269,6 +271,8 @@ export interface ErrorResponse {
 export interface SaslResponse {
   token: Buffer | null;
 }
+/** Jute's name for SaslResponse (zookeeper.jute: SetSASLResponse). */
+export type SetSASLResponse = SaslResponse;
 
 /** One entry of a multi / multiRead response, discriminated by result `type`. */
 export type MultiResult =

@@ -45,8 +45,11 @@ function encodeGetDataReply(h: ReplyHeader, res: GetDataResponse, prefix: number
 
 function encode(header: ReplyHeader, opType: number, response: Response | undefined, prefix: number): Buffer {
   // An error reply is the header alone, so it can answer any op, even one this codec does not know
-  // (a server answers an unknown op with UNIMPLEMENTED and the request's xid).
-  if (header.err !== 0 || hasEmptyResponse(opType)) {
+  // (a server answers an unknown op with UNIMPLEMENTED and the request's xid). Except a refused
+  // SASL packet given a response: ZooKeeper sends AUTHFAILED *and* a (null) token, and its Java
+  // client reads the token whatever the err.
+  const bodyWithError = opType === OpCode.sasl && response !== undefined;
+  if ((header.err !== 0 && !bodyWithError) || hasEmptyResponse(opType)) {
     const out = Buffer.allocUnsafe(prefix + REPLY_HEADER_BYTES);
     if (prefix) out.writeInt32BE(REPLY_HEADER_BYTES, 0);
     writeHeaderAt(out, prefix, header.xid, header.zxid, header.err);

@@ -1,6 +1,6 @@
 /**
- * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest` and `ip`
- * schemes, the fix-up of ACL lists on create/setACL, permission checks and auth packets.
+ * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest`, `ip` and
+ * `sasl` schemes, the fix-up of ACL lists on create/setACL, permission checks and auth packets.
  */
 import type { ACL, ClientInfo, Id } from '@tenure/protocol';
 import { digestFromAuth, ErrorCode } from '@tenure/protocol';
@@ -66,6 +66,14 @@ interface Provider {
 }
 
 const providers: Record<string, Provider> = {
+  // ZooKeeper's SASLAuthenticationProvider: the id is the authenticated user (a Kerberos-style
+  // name; one with '@' must be user[/host]@REALM); an ACL matches it exactly.
+  sasl: {
+    authenticated: true,
+    valid: (id) => !id.includes('@') || /^[^/@]*(\/[^/@]*)?@[^/@]*$/.test(id),
+    matches: (a, b) => a === b,
+    userName: (id) => id,
+  },
   digest: {
     authenticated: true,
     valid: (id) => javaSplit(id, ':').length === 2,

@@ -9,17 +9,21 @@
 import type { ConnectParams, Id, Request, Transport } from '@tenure/protocol';
 import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/protocol';
 import { authenticate } from './acl-policy.js';
+import { ConnectionLimits } from './connection-limits.js';
 import { DataTree } from './data-tree.js';
 import { FaultGate } from './fault-gate.js';
-import type { AcceptResult, FrontDoor, ServerLimits } from './front-door.js';
+import type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
 import { InProcessTransport } from './in-process-transport.js';
 import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedOptions } from './options.js';
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
 import { ServerConnection, type ConnectionHost, type ConnectionSink } from './server-connection.js';
 import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './server-introspection.js';
+import { SaslAuthenticator } from './sasl-auth.js';
 import { SessionTable, type Session } from './session-table.js';
 import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
+import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
+import { WebSocketListener } from './ws-listener.js';
 import { WatchRegistry } from './watch-registry.js';
 import { DataDirStorage } from './storage/data-dir-storage.js';
 import { sessionPassword } from './storage/session-password.js';
@@ -37,6 +41,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   readonly limits: ServerLimits;
   readonly logger: Logger | undefined;
   readonly introspection: ServerIntrospection;
+  /** maxClientCnxns, globalOutstandingLimit and the traffic counts metrics read (connection-limits.ts). */
+  readonly connectionLimits: ConnectionLimits;
   private readonly zxidCounter: ZxidCounter = { last: 0n };
   private readonly tree: DataTree;
   private readonly watches = new WatchRegistry();
@@ -52,18 +58,28 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private readonly wheel: SessionWheel<ServerSession>;
   private readonly faults: FaultGate;
   private readonly connections = new Set<ServerConnection>();
+  /** The client address each connection holds a maxClientCnxns slot for. */
+  private readonly slots = new Map<ServerConnection, string>();
   private readonly reaper: NodeJS.Timeout;
   private isClosed = false;
+  /** shutdown() began: no new handshakes. */
+  private draining = false;
   /** Connections with output to deliver at the next flush. */
   private due: ServerConnection[] = [];
-  private readonly listeners = new Set<TcpListener>();
+  private readonly listeners = new Set<TcpListener | WebSocketListener>();
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
+  private readonly saslAuth: SaslAuthenticator;
 
   constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
     this.options = resolveOptions(options);
     this.name = this.options.name;
-    this.limits = Object.freeze({ maxBufferBytes: this.options.maxBufferBytes });
+    this.limits = Object.freeze({
+      maxBufferBytes: this.options.maxBufferBytes,
+      maxClientCnxns: this.options.maxClientCnxns,
+      globalOutstandingLimit: this.options.globalOutstandingLimit,
+    });
+    this.connectionLimits = new ConnectionLimits(this.options.maxClientCnxns, this.options.globalOutstandingLimit);
     this.logger = this.options.logger;
     this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
     if (this.options.storage !== undefined) {
@@ -78,6 +94,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       this.tree = new DataTree(this.options.ttlEnabled);
       this.sessionTable = new SessionTable<ServerConnection>();
     }
+    this.saslAuth = new SaslAuthenticator(this.options.sasl);
     this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.onDue(due), clock);
     this.faults = new FaultGate({
@@ -94,6 +111,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       wheel: this.wheel,
       connections: this.connections,
       clock,
+      limits: this.connectionLimits,
     });
     this.reaper = setInterval(() => this.reap(), this.options.containerCheckIntervalMs);
     this.reaper.unref();
@@ -126,11 +144,15 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
 
   /**
    * Serves ZooKeeper's wire protocol on TCP (see tcp-listener.ts); any ZooKeeper client can connect.
-   * Resolves with the bound address (port 0 picks a free one). close() stops it.
+   * Resolves with the bound address (port 0 picks a free one). close() stops it. With `webSocket`,
+   * serves it on WebSocket instead, one frame per binary message (see ws-listener.ts); `listen`
+   * may be called again for each listener wanted.
    */
-  async listen(options: ListenOptions = {}): Promise<ListenAddress> {
+  async listen(options: ListenOptions & { webSocket: WebSocketEndpointOptions }): Promise<WebSocketAddress>;
+  async listen(options?: ListenOptions): Promise<ListenAddress>;
+  async listen(options: ListenOptions & { webSocket?: WebSocketEndpointOptions } = {}): Promise<ListenAddress> {
     this.ensureOpen();
-    const listener = new TcpListener(this);
+    const listener = options.webSocket ? new WebSocketListener(this, options.webSocket) : new TcpListener(this);
     this.listeners.add(listener);
     try {
       return await listener.listen(options);
@@ -146,10 +168,29 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    * closed, refusing connections (restart) or the client has seen a zxid this server has not; with
    * AbortError when `params.signal` aborts.
    */
-  async accept(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
+  async accept(params: ConnectParams, sink: ConnectionSink, peer?: PeerInfo): Promise<AcceptResult> {
     const { signal } = params;
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
+    // maxClientCnxns first, as ZooKeeper refuses the socket before reading its ConnectRequest.
+    const address = peer?.address ?? this.options.clientAddress;
+    const refused = this.connectionLimits.admit(address);
+    if (refused !== undefined) {
+      this.logger?.warn({ address, maxClientCnxns: this.options.maxClientCnxns }, refused);
+      throw new ConnectionLossError(undefined, refused);
+    }
+    let result: AcceptResult | undefined;
+    try {
+      result = await this.handshake(params, sink);
+      return result;
+    } finally {
+      if (result?.kind === 'connected' && !result.connection.closed) this.slots.set(result.connection, address);
+      else this.connectionLimits.release(address);
+    }
+  }
+
+  private async handshake(params: ConnectParams, sink: ConnectionSink): Promise<AcceptResult> {
+    const { signal } = params;
     await (this.faults.armed ? this.faults.handshake(params.sessionId, signal) : undefined);
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
@@ -187,6 +228,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    */
   receive(conn: ServerConnection, request: unknown, token: unknown, oversize = false): void {
     if (conn.closing || this.isClosed || this.storageFailure !== undefined) return;
+    if (!oversize) this.connectionLimits.received(conn, (request as { type?: number } | null)?.type ?? -1);
     if (this.faults.armed && this.faults.holds(conn, request, token, oversize)) return;
     this.serve(conn, request, token, oversize);
   }
@@ -201,6 +243,13 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     const type = (request as { type?: unknown } | null)?.type;
     if (type === OpCode.auth) {
       this.auth(conn, request as Request & { type: 100 }, token);
+      return;
+    }
+    if (type === OpCode.sasl) {
+      const out = this.saslAuth.handle(conn, request as { token?: unknown });
+      if (out.ids) conn.addAuthIds(out.ids);
+      conn.pushReply(token, out.reply);
+      if (out.close !== undefined) conn.closeAfterFlush(out.close);
       return;
     }
     this.wheel.touch(session, session.timeoutMs);
@@ -356,9 +405,19 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
 
   detach(conn: ServerConnection): void {
     this.connections.delete(conn);
+    this.connectionLimits.forget(conn);
+    const address = this.slots.get(conn);
+    if (address !== undefined) {
+      this.slots.delete(conn);
+      this.connectionLimits.release(address);
+    }
     this.watches.removeAll(conn);
     if (conn.session.connection === conn) conn.session.connection = undefined;
     if (this.faults.armed) this.faults.forgetConnection(conn);
+  }
+
+  delivered(conn: ServerConnection, replies: number, events: number): void {
+    this.connectionLimits.delivered(conn, replies, events);
   }
 
   sinkError(err: unknown): void {
@@ -491,6 +550,27 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   /**
+   * A graceful close (SIGTERM): stops taking connections and reading requests, waits until every
+   * request received has been answered (at most `timeoutMs`, default 5,000), then close().
+   */
+  async shutdown(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (this.isClosed) return;
+    this.draining = true;
+    // Each listener stops taking connections and reading requests (one without stopAccepting is
+    // closed with the rest below).
+    for (const l of this.listeners as Iterable<{ stopAccepting?(): void }>) l.stopAccepting?.();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.connectionLimits.idle(),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, options.timeoutMs ?? 5000))),
+    ]);
+    clearTimeout(timer);
+    // The last replies leave in the flush microtask that answered them; let it run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.close();
+  }
+
+  /**
    * Closes every connection and stops every timer; pending restart() and pause() promises resolve.
    * The server cannot be used afterwards.
    */
@@ -529,7 +609,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   private ensureServing(): void {
-    if (this.isClosed) throw new ConnectionLossError(undefined, 'server closed');
+    if (this.isClosed || this.draining) throw new ConnectionLossError(undefined, 'server closed');
     if (this.storageFailure !== undefined) throw new ConnectionLossError(undefined, 'server storage failed');
     if (this.faults.refusing) throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
   }

@@ -80,7 +80,7 @@ function summary(view: ServerIntrospection, l: ListenerStats): string {
   const lat = latency(l);
   return (
     `Latency min/avg/max: ${lat.min}/${lat.avg}/${lat.max}\n` +
-    `Received: ${l.totals.received}\nSent: ${l.totals.sent}\nConnections: ${l.sockets.size}\nOutstanding: 0\n` +
+    `Received: ${l.totals.received}\nSent: ${l.totals.sent}\nConnections: ${l.sockets.size}\nOutstanding: ${view.outstanding}\n` +
     `Zxid: ${hex(view.zxid)}\nMode: standalone\nNode count: ${view.nodeCount}\n`
   );
 }
@@ -139,7 +139,7 @@ function mntr(view: ServerIntrospection, l: ListenerStats): string {
     ['zk_packets_received', l.totals.received],
     ['zk_packets_sent', l.totals.sent],
     ['zk_num_alive_connections', l.sockets.size],
-    ['zk_outstanding_requests', 0],
+    ['zk_outstanding_requests', view.outstanding],
     ['zk_znode_count', view.nodeCount],
     ['zk_watch_count', watches],
     ['zk_ephemerals_count', sessions.reduce((n, s) => n + s.ephemerals.length, 0)],
@@ -152,6 +152,8 @@ function mntr(view: ServerIntrospection, l: ListenerStats): string {
 
 /** The answer to `word` (already known to be a four-letter word). */
 export function answerFourLetterWord(word: string, view: ServerIntrospection, l: ListenerStats): string {
+  const allowed = view.config.fourLetterWords;
+  if (allowed !== '*' && !allowed.includes(word)) return `${word} is not executed because it is not in the whitelist.\n`;
   switch (word) {
     case 'ruok':
       return 'imok';
@@ -196,7 +198,7 @@ export function answerFourLetterWord(word: string, view: ServerIntrospection, l:
     case 'conf': {
       const o = view.config;
       return (
-        `clientPort=${l.bound?.port ?? 0}\ntickTime=${o.tickMs}\nmaxClientCnxns=0\nminSessionTimeout=${o.minSessionTimeoutMs}\n` +
+        `clientPort=${l.bound?.port ?? 0}\ntickTime=${o.tickMs}\nmaxClientCnxns=${o.maxClientCnxns}\nminSessionTimeout=${o.minSessionTimeoutMs}\n` +
         `maxSessionTimeout=${o.maxSessionTimeoutMs}\njute.maxbuffer=${o.maxBufferBytes}\nserverId=0\n`
       );
     }

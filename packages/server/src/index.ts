@@ -11,3 +11,7 @@ export { ServerConnection } from './server-connection.js';
 export type { ListenAddress, ListenOptions } from './tcp-listener.js';
 export { SessionWheel } from './session-wheel.js';
 export type { WheelClock } from './session-wheel.js';
+export type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
+export { createWebSocketGateway } from './websocket-gateway.js';
+export type { WebSocketGateway, WebSocketGatewayOptions } from './websocket-gateway.js';
+export type { SaslServerOptions } from './sasl-auth.js';

@@ -6,6 +6,7 @@ import type { DataDirOptions } from './storage/data-dir-storage.js';
 export type StorageEvent =
   | { kind: 'durable'; zxid: bigint; commits: number; txns: number }
   | { kind: 'failed'; error: Error };
+import type { SaslServerOptions } from './sasl-auth.js';
 
 /** A pino-compatible logger; the server is silent without one. */
 export interface Logger {
@@ -37,6 +38,25 @@ export interface EmbeddedServerOptions extends Partial<DataDirOptions> {
   superDigest?: string;
   /** The address a connection is authenticated as (`ip` scheme). Default '127.0.0.1'. */
   clientAddress?: string;
+  /**
+   * Connections per client address (ZooKeeper's maxClientCnxns); one more is refused and closed
+   * without an answer. Default 0, no limit: tests and examples open many clients from one
+   * address. The `tenure-server` process defaults to ZooKeeper's 60.
+   */
+  maxClientCnxns?: number;
+  /**
+   * Requests received and not yet answered, over every connection, before connections stop being
+   * read (ZooKeeper's globalOutstandingLimit, back-pressure instead of a growing queue). Default
+   * 1000, as ZooKeeper; 0 for no limit.
+   */
+  globalOutstandingLimit?: number;
+  /**
+   * The four-letter words answered (ZooKeeper's 4lw.commands.whitelist), `'*'` for all. Default
+   * `'*'`; the `tenure-server` process defaults to ZooKeeper's `['srvr']`.
+   */
+  fourLetterWords?: readonly string[] | '*';
+  /** SASL DIGEST-MD5 users (`{ users: { bob: 'secret' } }`): a client that proves one is `sasl:bob`. */
+  sasl?: SaslServerOptions;
   logger?: Logger;
   /**
    * Storage events (with `dataDir`): every group commit, and a log that could not be written or
@@ -56,10 +76,19 @@ export interface ResolvedOptions {
   persistentWatches: boolean;
   superDigest: string | undefined;
   clientAddress: string;
+  maxClientCnxns: number;
+  globalOutstandingLimit: number;
+  fourLetterWords: readonly string[] | '*';
+  sasl: SaslServerOptions | undefined;
   logger: Logger | undefined;
   /** The data dir options, or undefined for a server in memory. */
   storage: DataDirOptions | undefined;
   onStorageEvent: ((event: StorageEvent) => void) | undefined;
+}
+
+function count(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a whole number >= 0, got ${v}`);
+  return v;
 }
 
 function positive(name: string, v: number): number {
@@ -85,6 +114,10 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
     persistentWatches: o.persistentWatches ?? true,
     superDigest: o.superDigest,
     clientAddress: o.clientAddress ?? '127.0.0.1',
+    maxClientCnxns: count('maxClientCnxns', o.maxClientCnxns ?? 0),
+    globalOutstandingLimit: count('globalOutstandingLimit', o.globalOutstandingLimit ?? 1000),
+    fourLetterWords: o.fourLetterWords === undefined || o.fourLetterWords === '*' ? '*' : Object.freeze([...o.fourLetterWords]),
+    sasl: o.sasl,
     logger: o.logger,
     storage:
       o.dataDir === undefined

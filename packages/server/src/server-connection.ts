@@ -11,12 +11,17 @@
 import type { ACL, CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
 import { Perms } from '@tenure/protocol';
 import { permits } from './acl-policy.js';
+import type { LimitedConnection, ThrottleSink } from './connection-limits.js';
 import type { RequestContext } from './request-processor.js';
 import type { Session } from './session-table.js';
 import type { Watcher, WatchMode, WatchSide } from './watch-registry.js';
 
-/** Where a connection's output goes: the front end (in-process connection, TCP socket). */
-export interface ConnectionSink {
+/**
+ * Where a connection's output goes: the front end (in-process connection, TCP socket). A front
+ * door that can stop reading (a socket) implements `pauseReading` / `resumeReading`, which the
+ * server calls for globalOutstandingLimit (connection-limits.ts).
+ */
+export interface ConnectionSink extends ThrottleSink {
   /** The answer to the request sent with `token`. */
   deliverReply(token: unknown, reply: Reply): void;
   deliverEvent(event: WatcherEvent, zxid: bigint): void;
@@ -34,6 +39,8 @@ export interface ConnectionHost {
   scheduleFlush(conn: ServerConnection): void;
   /** Whether the connection's output is held now; the host calls `conn.flush()` when the hold ends. */
   holdsOutput(conn: ServerConnection): boolean;
+  /** `replies` answers and `events` notifications were delivered (outstanding requests, packets sent). */
+  delivered(conn: ServerConnection, replies: number, events: number): void;
   /** The zxid output produced now depends on (the last one applied). */
   outputZxid(): bigint;
   /** Output that depends on a later zxid waits: that txn is not on disk yet (durable storage). */
@@ -50,8 +57,12 @@ type Out =
 
 let nextConnectionId = 1;
 
-export class ServerConnection implements Watcher, RequestContext {
+export class ServerConnection implements Watcher, RequestContext, LimitedConnection {
   readonly id = nextConnectionId++;
+  // ---- LimitedConnection (connection-limits.ts) ----
+  outstanding = 0;
+  throttled = false;
+  owed: number[] | undefined = undefined;
   private dataModes: Map<string, WatchMode> | undefined;
   private childModes: Map<string, WatchMode> | undefined;
   /** The connection's identities; starts as the shared `[ip]` list, copied on the first auth. */
@@ -71,6 +82,10 @@ export class ServerConnection implements Watcher, RequestContext {
     baseIds: readonly Id[],
   ) {
     this.authIds = baseIds;
+  }
+
+  get throttleSink(): ConnectionSink {
+    return this.sink;
   }
 
   watchModes(side: WatchSide, create: true): Map<string, WatchMode>;
@@ -155,14 +170,21 @@ export class ServerConnection implements Watcher, RequestContext {
       items = items.slice(0, held);
       this.host.awaitDurable(this);
     }
+    let replies = 0;
+    let events = 0;
     for (const item of items) {
       try {
-        if (item.kind === 'reply') this.sink.deliverReply(item.token, item.reply);
-        else if (item.kind === 'event') this.sink.deliverEvent(item.event, item.zxid);
-        else this.sink.deliverClose(item.reason);
+        if (item.kind === 'reply') {
+          replies++;
+          this.sink.deliverReply(item.token, item.reply);
+        } else if (item.kind === 'event') {
+          events++;
+          this.sink.deliverEvent(item.event, item.zxid);
+        } else this.sink.deliverClose(item.reason);
       } catch (err) {
         this.host.sinkError(err);
       }
     }
+    if (replies + events > 0) this.host.delivered(this, replies, events);
   }
 }

@@ -4,6 +4,7 @@
  * through a front door. It reads the server's structures and changes none of them.
  */
 import type { ACL, Stat } from '@tenure/protocol';
+import type { ConnectionLimits } from './connection-limits.js';
 import type { DataTree } from './data-tree.js';
 import type { ResolvedOptions } from './options.js';
 import type { ZxidCounter } from './request-processor.js';
@@ -36,7 +37,9 @@ export interface NodeSnapshot {
 }
 
 /** The settings ZooKeeper's `conf` shows. */
-export type ServerConfig = Readonly<Pick<ResolvedOptions, 'tickMs' | 'minSessionTimeoutMs' | 'maxSessionTimeoutMs' | 'maxBufferBytes'>>;
+export type ServerConfig = Readonly<
+  Pick<ResolvedOptions, 'tickMs' | 'minSessionTimeoutMs' | 'maxSessionTimeoutMs' | 'maxBufferBytes' | 'maxClientCnxns' | 'globalOutstandingLimit' | 'fourLetterWords'>
+>;
 
 /** The server structures introspection reads. */
 export interface IntrospectedState {
@@ -47,6 +50,8 @@ export interface IntrospectedState {
   readonly wheel: SessionWheel<Session<ServerConnection>>;
   readonly connections: ReadonlySet<ServerConnection>;
   readonly clock: WheelClock;
+  /** Requests owed and traffic counts (connection-limits.ts). */
+  readonly limits?: ConnectionLimits;
 }
 
 export class ServerIntrospection {
@@ -92,6 +97,30 @@ export class ServerIntrospection {
       data: [...(conn?.watchModes('data')?.keys() ?? [])],
       child: [...(conn?.watchModes('child')?.keys() ?? [])],
     };
+  }
+
+  /** Requests received and not yet answered, over every connection (ZooKeeper's "Outstanding"). */
+  get outstanding(): number {
+    return this.state.limits?.outstanding ?? 0;
+  }
+
+  /** Ephemeral nodes over every session (ZooKeeper's ephemerals_count). */
+  get ephemeralCount(): number {
+    let n = 0;
+    for (const paths of this.state.tree.ephemerals.values()) n += paths.size;
+    return n;
+  }
+
+  /** Path and data bytes over every node (ZooKeeper's approximate_data_size). */
+  get approximateDataSize(): number {
+    let n = 0;
+    for (const [path, node] of this.state.tree.nodes) n += path.length + (node.data?.length ?? 0);
+    return n;
+  }
+
+  /** Live sessions (ZooKeeper's global_sessions). */
+  get sessionCount(): number {
+    return this.state.sessions.size;
   }
 
   /** Nodes in the tree, the system nodes included (ZooKeeper's "Node count"). */

@@ -73,6 +73,8 @@ const OP_SPAN = 1024;
 const OP_BIAS = 512;
 const tokenOf = (xid: number, op: number): number => xid * OP_SPAN + (op >= -OP_BIAS && op < OP_BIAS ? op + OP_BIAS : OP_BIAS);
 
+type Stop = 'accepting' | 'backpressure' | 'refused' | 'throttled' | 'draining';
+
 const FIRST = 0; // nothing read yet: a four-letter word or a ConnectRequest
 const HANDSHAKE = 1; // reading the ConnectRequest frame
 const ACCEPTING = 2; // the server is setting the session up; the socket is not read
@@ -112,6 +114,16 @@ export class TcpListener {
 
   get bound(): ListenAddress | undefined {
     return this.address;
+  }
+
+  /**
+   * Shutdown's first step: takes no new connections and reads no more requests; what was received
+   * is still answered.
+   */
+  stopAccepting(): void {
+    for (const s of this.sockets) s.drain();
+    // The port closes at once; close()'s callback would wait for every open socket to end.
+    if (this.netServer.listening) this.netServer.close();
   }
 
   /** Stops listening and destroys every socket (sessions were aborted by the server already). */
@@ -165,14 +177,19 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
   private head: Buffer | undefined;
   /** Frames that arrived with the ConnectRequest, served once the session is set up. */
   private early: Buffer[] = [];
+  /** Frames read but not yet handed over while throttled (globalOutstandingLimit) or draining. */
+  private backlog: Buffer[] = [];
   private out: Buffer[] = [];
   private outBytes = 0;
   private flushQueued = false;
   private repliesQueued = 0;
   /** When the chunk that produced the queued replies was read (for latency). */
   private readAt = 0;
-  /** Reasons the socket is not read: accepting, write backpressure, a refused frame. */
-  private readonly stops = new Set<'accepting' | 'backpressure' | 'refused'>();
+  /**
+   * Reasons the socket is not read: accepting, write backpressure, a refused frame, the server's
+   * outstanding limit, shutdown.
+   */
+  private readonly stops = new Set<Stop>();
   private readonly abort = new AbortController();
   private linger: NodeJS.Timeout | undefined;
   /** Closes a connection that never completes its handshake. */
@@ -245,7 +262,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
         return;
       }
       for (const payload of frames) {
-        if (this.state === OPEN) this.request(payload);
+        if (this.state === OPEN) this.take(payload);
         else if (this.state === HANDSHAKE) this.handshake(payload);
         else if (this.state === ACCEPTING) this.early.push(payload);
         else break;
@@ -295,6 +312,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
           signal: this.abort.signal,
         },
         this,
+        { address: this.socket.remoteAddress },
       )
       .then(
         (result) => this.accepted(result, withReadOnly),
@@ -327,13 +345,19 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
       this.early = [];
       for (const p of early) {
         if (this.state !== OPEN) break;
-        this.request(p);
+        this.take(p);
       }
       this.resume('accepting');
     } catch (err) {
       this.listener.server.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
       this.destroy();
     }
+  }
+
+  /** A request frame: handed over now, or kept while the server has us wait. */
+  private take(payload: Buffer): void {
+    if (this.stops.has('throttled') || this.stops.has('draining')) this.backlog.push(payload);
+    else this.request(payload);
   }
 
   private request(payload: Buffer): void {
@@ -474,12 +498,40 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
 
   // ---- flow and close ----
 
-  private stop(why: 'accepting' | 'backpressure' | 'refused'): void {
+  /** ConnectionSink: the server owes too many replies (globalOutstandingLimit). */
+  pauseReading(): void {
+    if (this.state !== CLOSED) this.stop('throttled');
+  }
+
+  /** ConnectionSink: the server takes requests from this connection again. */
+  resumeReading(): void {
+    if (!this.stops.delete('throttled')) return;
+    // Not inside the server's delivery: the frames kept back go in a microtask, before any new read.
+    queueMicrotask(() => {
+      try {
+        while (this.backlog.length > 0 && this.state === OPEN && !this.stops.has('throttled') && !this.stops.has('draining')) {
+          this.request(this.backlog.shift()!);
+        }
+      } catch (err) {
+        this.listener.server.logger?.warn({ err, remote: this.remote }, 'TCP connection failed');
+        this.destroy();
+        return;
+      }
+      if (this.stops.size === 0 && this.state !== CLOSED) this.socket.resume();
+    });
+  }
+
+  /** Shutdown: read nothing more; what was handed over is still answered. */
+  drain(): void {
+    if (this.state !== CLOSED) this.stop('draining');
+  }
+
+  private stop(why: Stop): void {
     this.stops.add(why);
     this.socket.pause();
   }
 
-  private resume(why: 'accepting' | 'backpressure' | 'refused'): void {
+  private resume(why: Stop): void {
     if (!this.stops.delete(why)) return;
     if (this.stops.size === 0 && this.state !== CLOSED) this.socket.resume();
   }
@@ -523,6 +575,7 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
     if (this.linger !== undefined) clearTimeout(this.linger);
     this.out = [];
     this.outBytes = 0;
+    this.backlog = [];
     const conn = this.conn;
     this.conn = undefined;
     conn?.closeByClient();

@@ -17,3 +17,7 @@ export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
 export { ZooKeeperSuite } from './zookeeper-suite.js';
+export { launchChromium, findChromium, CHROMIUM_FLAGS, ChromiumUnavailableError } from './chromium.js';
+export type { ChromiumHandle, LaunchChromiumOptions } from './chromium.js';
+export { TenureServerProcess, type TenureServerProcessOptions, type TenureServerLogLine } from './tenure-server-process.js';
+export { SaslZooKeeper, type SaslZooKeeperOptions } from './zookeeper-sasl.js';

@@ -1,0 +1,49 @@
+/**
+ * Elections: the leader and the participants in election order.
+ * DOM contract: `[data-election="<path>"]` holds one `[data-leader]` and `[data-participant]`s (the
+ * leader is the first participant and carries both); their text includes the participant id, or
+ * the node's name when it has none.
+ */
+import type { ElectionInfo, Participant, RecipeReport } from './api.js';
+import { h } from './dom.js';
+import { shortName } from './format.js';
+import { since } from './ticker.js';
+
+function participant(p: Participant, position: number, leaderForMs: number | null): HTMLElement {
+  const attrs: Record<string, string> = { 'data-participant': p.name, title: p.path };
+  if (p.isLeader) attrs['data-leader'] = p.name;
+  return h(
+    p.isLeader ? 'li.participant.leader' : 'li.participant',
+    attrs,
+    h('span.rank', null, p.isLeader ? '★' : `#${position}`),
+    h('span.id', null, p.id || p.name),
+    h('span.meta', null, `session ${p.sessionId} · token ${p.fencingToken}`),
+    p.isLeader ? h('span.meta', null, 'leading ', since(leaderForMs)) : h('span.meta', null, shortName(p.name)),
+  );
+}
+
+/** `alsoLock`: the path is listed as a lock too (a LeaderSelector and a Mutex share one layout). */
+export function electionCard(e: ElectionInfo, alsoLock = false): HTMLElement {
+  return h(
+    alsoLock ? 'section.card.election.also-lock' : 'section.card.election',
+    { 'data-election': e.path },
+    h(
+      'header',
+      null,
+      h('code.path', null, e.path),
+      h('span.badge', null, e.kind),
+      h('span.count', null, e.leader ? `led by ${e.leader.id || e.leader.name}` : 'no leader'),
+    ),
+    alsoLock ? h('p.muted.note', null, 'The nodes of the lock of the same path: a LeaderSelector or a Mutex, which share one layout.') : null,
+    h('ol.participants', null, e.participants.map((p, i) => participant(p, i, e.leaderForMs))),
+  );
+}
+
+export function electionsSection(report: RecipeReport): HTMLElement {
+  return h(
+    'section.group-of-cards',
+    { id: 'elections' },
+    h('h2', null, 'Elections ', h('span.count', null, String(report.elections.length))),
+    report.elections.length ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path))) : h('p.muted', null, 'No elections found.'),
+  );
+}

@@ -1,0 +1,41 @@
+/**
+ * What the page's overview is made of: one bounded recipe walk (the inspect module's, the same the
+ * `locks` / `leaders` / ... commands make) and the sessions from `cons` / `dump`, which fall back to
+ * the owners of the ephemerals the walk saw when the server refuses those words.
+ */
+import type { Client } from '@tenure/client';
+import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
+import type { OverviewSource } from './live-feed.js';
+
+export interface OverviewSourceOptions {
+  /** Where the walk starts; default '/'. */
+  path?: string;
+  /** The walk's node limit (the inspect module's default unless given). */
+  limit?: number;
+  /** The connect string whose servers are asked for sessions; none for an in-process transport. */
+  connectString?: string;
+}
+
+/** Sessions are asked of the servers at most this often (the words cost the server a full scan). */
+const SESSIONS_EVERY_MS = 1_000;
+
+export function recipeOverview(client: Client, options: OverviewSourceOptions): OverviewSource {
+  let sessions: Awaited<ReturnType<typeof inspectSessions>> | null = null;
+  let sessionsAt = 0;
+  return async () => {
+    const errors: string[] = [];
+    const { report, walk } = await inspectWithWalk(client, {
+      path: options.path ?? '/',
+      ...(options.limit !== undefined ? { limit: options.limit } : {}),
+    });
+    if (sessions === null || Date.now() - sessionsAt >= SESSIONS_EVERY_MS) {
+      try {
+        sessions = await inspectSessions(options.connectString !== undefined ? { connectString: options.connectString } : {}, { walk });
+        sessionsAt = Date.now();
+      } catch (err) {
+        errors.push(`sessions: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return { report, sessions, errors };
+  };
+}
