@@ -94,7 +94,7 @@ async function zk(dir: string, forceSync: boolean, snapCount = 100_000): Promise
 
 async function connect(connectString: string): Promise<Connection> {
   const t = zookeeper(connectString, { maxFrameBytes: 64 << 20 });
-  const r = await t.connect(t.hosts[0]!, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false }, { onEvent() {}, onClose() {} });
+  const r = await t.connect(t.hosts[0]!, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 40_000, readOnly: false }, { onEvent() {}, onClose() {} });
   if (r.kind !== 'connected') throw new Error('expired');
   return r.connection;
 }
