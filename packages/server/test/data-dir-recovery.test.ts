@@ -1,6 +1,6 @@
 /**
  * Recovery and replay details found against ZooKeeper 3.8 and by the corruption cases
- * (data-dir-corruption.slow.test.ts, test/interop/zookeeper-data-dir.zk.test.ts): each pinned here
+ * (data-dir-corruption.slow.test.ts, test/interop/zookeeper-data-dir.slow.test.ts): each pinned here
  * with a small dir or tree so that the fast suite keeps them.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
