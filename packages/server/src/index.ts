@@ -17,3 +17,6 @@ export type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-end
 export { createWebSocketGateway } from './websocket-gateway.js';
 export type { WebSocketGateway, WebSocketGatewayOptions } from './websocket-gateway.js';
 export type { SaslServerOptions } from './sasl-auth.js';
+export type { StorageEvent } from './options.js';
+export type { DataDirOptions } from './storage/data-dir-storage.js';
+export { DataDirCorruptError } from './storage/storage-errors.js';

@@ -115,3 +115,63 @@ test('sessions survive a reopen with their id, password and ephemerals; one that
   expect(b.node('/g')).toBeUndefined();
   expect(b.node('/e')).toBeDefined();
 });
+
+test('Adler-32 as java.util.zip computes it', async () => {
+  const { adler32 } = await import('../src/storage/adler32.js');
+  expect(adler32(Buffer.from('Wikipedia'))).toBe(0x11e60398);
+  expect(adler32(Buffer.alloc(0))).toBe(1);
+  const big = Buffer.alloc(3 << 20, 0xff);
+  // Reference: the same sums reduced per byte.
+  let a = 1;
+  let b = 0;
+  for (const x of big) {
+    a = (a + x) % 65521;
+    b = (b + a) % 65521;
+  }
+  expect(adler32(big)).toBe(b * 65536 + a);
+});
+
+test('snapshots every snapCount txns roll the log; recovery uses the newest; autopurge keeps 3', async () => {
+  const dir = dataDir();
+  const a = server(dir, { snapCount: 20, autopurge: { snapRetainCount: 3, purgeIntervalHours: 0 } });
+  const s = await open(a.transport());
+  for (let i = 0; i < 200; i++) await s.conn.send({ type: OpCode.create, path: `/n${i}`, data: Buffer.from(String(i)), acl, flags: 0 });
+  await new Promise((r) => setTimeout(r, 100));
+  const names = () => readdirSync(join(dir, 'version-2')).sort();
+  const snaps = names().filter((n) => n.startsWith('snapshot.'));
+  const logs = names().filter((n) => n.startsWith('log.'));
+  expect(snaps.length).toBeGreaterThan(6);
+  expect(logs.length).toBeGreaterThan(6);
+  expect(names().some((n) => n.startsWith('tmp.'))).toBe(false);
+  const purged = a.purge();
+  expect(purged.snapshots.length).toBe(snaps.length - 3);
+  expect(names().filter((n) => n.startsWith('snapshot.')).length).toBe(3);
+  const zxid = a.zxid;
+  await a.close();
+  const b = server(dir);
+  expect(b.zxid).toBe(zxid);
+  for (let i = 0; i < 200; i++) expect(b.node(`/n${i}`)?.data?.toString()).toBe(String(i));
+});
+
+test('a torn last record is cut off and the server starts with everything before it', async () => {
+  const { truncateSync, statSync } = await import('node:fs');
+  const dir = dataDir();
+  const a = server(dir);
+  const s = await open(a.transport());
+  for (let i = 0; i < 10; i++) await s.conn.send({ type: OpCode.create, path: `/n${i}`, data: Buffer.from('abcdefgh'), acl, flags: 0 });
+  await a.close();
+  const log = join(dir, 'version-2', 'log.1');
+  // Find the end of the records, then cut the last one in half.
+  const buf = readFileSync(log);
+  let off = 16;
+  let last = 16;
+  while (buf.readInt32BE(off + 8) !== 0) {
+    last = off;
+    off += 13 + buf.readInt32BE(off + 8);
+  }
+  truncateSync(log, last + 20);
+  const b = server(dir);
+  expect(b.node('/n8')).toBeDefined();
+  expect(b.node('/n9')).toBeUndefined();
+  expect(statSync(log).size).toBe(last);
+});

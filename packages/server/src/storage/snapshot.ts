@@ -53,47 +53,97 @@ const aclKey = (acl: readonly ACL[]): string => {
 };
 
 const statBuf = Buffer.alloc(60);
+const statView = new DataView(statBuf.buffer, statBuf.byteOffset, 60);
+const TWO32 = 2 ** 32;
+
+/** A time (ms, a safe integer) as a big-endian long, without a BigInt. */
+function setTime(dv: DataView, off: number, t: number): void {
+  dv.setInt32(off, Math.floor(t / TWO32));
+  dv.setUint32(off + 4, t >>> 0);
+}
 
 /**
  * One node's digest as DigestCalculator computes it: crc32(path, data, the 60 stat bytes); the
  * nodes under /zookeeper/ count 0 (ZooDefs.ZOOKEEPER_NODE_SUBTREE: /zookeeper itself is hashed)
  * and the root is hashed as "". The tree digest is their 64-bit sum.
  */
-export function nodeDigest(path: string, node: ZNode): bigint {
-  if (path.startsWith('/zookeeper/')) return 0n;
-  const b = statBuf;
-  b.writeBigInt64BE(node.czxid, 0);
-  b.writeBigInt64BE(node.mzxid, 8);
-  b.writeBigInt64BE(node.pzxid, 16);
-  b.writeBigInt64BE(BigInt(node.ctime), 24);
-  b.writeBigInt64BE(BigInt(node.mtime), 32);
-  b.writeInt32BE(node.version, 40);
-  b.writeInt32BE(node.cversion, 44);
-  b.writeInt32BE(node.aversion, 48);
-  b.writeBigInt64BE(node.ephemeralOwner, 52);
-  let crc = crc32(path === '/' ? '' : path);
-  if (node.data !== null) crc = crc32(node.data, crc);
-  return BigInt(crc32(b, crc));
+let scratch = Buffer.allocUnsafe(4096);
+
+export function nodeDigest(path: string, node: ZNode, pathBytes?: Uint8Array): number {
+  if (path.startsWith('/zookeeper/')) return 0;
+  const v = statView;
+  v.setBigInt64(0, node.czxid);
+  v.setBigInt64(8, node.mzxid);
+  v.setBigInt64(16, node.pzxid);
+  setTime(v, 24, node.ctime);
+  setTime(v, 32, node.mtime);
+  v.setInt32(40, node.version);
+  v.setInt32(44, node.cversion);
+  v.setInt32(48, node.aversion);
+  v.setBigInt64(52, node.ephemeralOwner);
+  // One crc32 call over path, data and stat (the digest is crc32 of their concatenation).
+  const p = path === '/' ? EMPTY : pathBytes ?? Buffer.from(path);
+  const d = node.data ?? EMPTY;
+  const n = p.length + d.length + 60;
+  if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
+  scratch.set(p, 0);
+  scratch.set(d, p.length);
+  scratch.set(statBuf, p.length + d.length);
+  return crc32(scratch.subarray(0, n));
 }
 
-/** Every node, parents before children, as DataTree.serializeNode walks them. */
-function* walk(tree: DataTree): Generator<[string, ZNode]> {
-  const stack: string[] = ['/'];
-  while (stack.length > 0) {
-    const path = stack.pop()!;
-    const node = tree.nodes.get(path);
-    if (node === undefined) continue;
-    yield [path, node];
-    const kids = [...node.children];
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(path === '/' ? '/' + kids[i] : path + '/' + kids[i]);
+const EMPTY = Buffer.alloc(0);
+
+/** A 64-bit sum of unsigned 32-bit values, kept in two Numbers (no BigInt per node). */
+class DigestSum {
+  private lo = 0;
+  private hi = 0;
+  add(v: number): void {
+    this.lo += v;
+    if (this.lo >= 2 ** 52) {
+      const carry = Math.floor(this.lo / TWO32);
+      this.hi = (this.hi + carry) % TWO32;
+      this.lo -= carry * TWO32;
+    }
   }
+  get value(): bigint {
+    const carry = Math.floor(this.lo / TWO32);
+    const hi = (this.hi + carry) % TWO32;
+    const lo = this.lo - carry * TWO32;
+    return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
+  }
+}
+
+/**
+ * Every node, parents before children: the tree's insertion order has that property (a node is
+ * created under an existing parent, and a parent with children cannot be deleted), and it is all
+ * ZooKeeper's reader needs. (ZooKeeper writes depth-first; no path is built or looked up here.)
+ */
+function walk(tree: DataTree): Iterable<[string, ZNode]> {
+  return tree.nodes;
 }
 
 /** The tree digest ZooKeeper would compute for this tree. */
 export function treeDigest(tree: DataTree): bigint {
-  let sum = 0n;
-  for (const [path, node] of walk(tree)) sum += nodeDigest(path, node);
-  return BigInt.asIntN(64, sum);
+  const sum = new DigestSum();
+  for (const [path, node] of walk(tree)) sum.add(nodeDigest(path, node));
+  return sum.value;
+}
+
+/** A growing byte buffer with a DataView, for the node records (the bulk of a snapshot). */
+class NodeWriter {
+  buf = Buffer.allocUnsafe(1 << 20);
+  dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  pos = 0;
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+    this.dv = new DataView(next.buffer, next.byteOffset, next.length);
+  }
 }
 
 /** Serializes a consistent state as of `zxid`; the bytes are ready to write. */
@@ -103,38 +153,68 @@ export function encodeSnapshot(state: SnapshotState, zxid: bigint): Buffer {
   w.int(state.sessions.size);
   for (const [id, timeout] of state.sessions) w.long(id).int(timeout);
   // The ACL cache: one id per distinct list, in order of first use; OPEN_ACL_UNSAFE on the
-  // system nodes keeps ZooKeeper's -1.
-  const ids = new Map<string, bigint>();
+  // system nodes keeps ZooKeeper's -1. Lists are interned, so identity finds most of them.
+  const byList = new Map<readonly ACL[], number>();
+  const byKey = new Map<string, number>();
   const lists: Array<readonly ACL[]> = [];
-  const openKey = aclKey(OPEN_ACL_UNSAFE);
-  const nodes = [...walk(state.tree)];
-  const aclIds: bigint[] = new Array(nodes.length);
-  let digest = 0n;
-  nodes.forEach(([path, node], i) => {
-    const key = aclKey(node.acl);
-    if (key === openKey && (path === '/' || path === '/zookeeper' || path === '/zookeeper/quota')) {
-      aclIds[i] = -1n;
-    } else {
-      let id = ids.get(key);
-      if (id === undefined) {
-        id = BigInt(lists.length + 1);
-        ids.set(key, id);
-        lists.push(node.acl);
-      }
-      aclIds[i] = id;
+  const idOf = (acl: readonly ACL[]): number => {
+    let id = byList.get(acl);
+    if (id !== undefined) return id;
+    const key = aclKey(acl);
+    id = byKey.get(key);
+    if (id === undefined) {
+      id = lists.length + 1;
+      byKey.set(key, id);
+      lists.push(acl);
     }
-    digest += nodeDigest(path, node);
-  });
+    byList.set(acl, id);
+    return id;
+  };
+  const openKey = aclKey(OPEN_ACL_UNSAFE);
+  const systemOpen = (path: string, acl: readonly ACL[]): boolean =>
+    (path === '/' || path === '/zookeeper' || path === '/zookeeper/quota') && aclKey(acl) === openKey;
+  for (const [path, node] of walk(state.tree)) if (!systemOpen(path, node.acl)) idOf(node.acl);
   w.int(lists.length);
   lists.forEach((acl, i) => w.long(BigInt(i + 1)).acls(acl));
-  nodes.forEach(([path, node], i) => {
-    w.ustring(path === '/' ? '' : path);
-    w.buffer(node.data).long(aclIds[i]!);
-    w.long(node.czxid).long(node.mzxid).long(BigInt(node.ctime)).long(BigInt(node.mtime));
-    w.int(node.version).int(node.cversion).int(node.aversion).long(node.ephemeralOwner).long(node.pzxid);
-  });
+  // The nodes: path, data, ACL id, StatPersisted; the digest is summed on the way.
+  const digest = new DigestSum();
+  const out = new NodeWriter();
+  for (const [path, node] of walk(state.tree)) {
+    const name = path === '/' ? '' : path;
+    const pathLen = Buffer.byteLength(name);
+    const dataLen = node.data === null ? 0 : node.data.length;
+    out.ensure(4 + pathLen + 4 + dataLen + 8 + 60);
+    const { buf, dv } = out;
+    let p = out.pos;
+    dv.setInt32(p, pathLen);
+    buf.write(name, p + 4, pathLen, 'utf8');
+    const pathBytes = buf.subarray(p + 4, p + 4 + pathLen);
+    p += 4 + pathLen;
+    if (node.data === null) dv.setInt32(p, -1);
+    else {
+      dv.setInt32(p, dataLen);
+      node.data.copy(buf, p + 4);
+    }
+    p += 4 + dataLen;
+    const aclId = systemOpen(path, node.acl) ? -1 : idOf(node.acl);
+    dv.setInt32(p, aclId < 0 ? -1 : 0);
+    dv.setInt32(p + 4, aclId);
+    dv.setBigInt64(p + 8, node.czxid);
+    dv.setBigInt64(p + 16, node.mzxid);
+    setTime(dv, p + 24, node.ctime);
+    setTime(dv, p + 32, node.mtime);
+    dv.setInt32(p + 40, node.version);
+    dv.setInt32(p + 44, node.cversion);
+    dv.setInt32(p + 48, node.aversion);
+    dv.setBigInt64(p + 52, node.ephemeralOwner);
+    dv.setBigInt64(p + 60, node.pzxid);
+    out.pos = p + 68;
+    digest.add(nodeDigest(path, node, pathBytes));
+  }
+  const head = w.toBufferCopy();
+  w.reset();
   w.ustring('/');
-  const sum = new Adler32();
+  const sum = new Adler32().update(head).update(out.buf, 0, out.pos);
   const seal = (): void => {
     const bytes = w.toBuffer();
     sum.update(bytes, sealedTo, bytes.length);
@@ -145,9 +225,9 @@ export function encodeSnapshot(state: SnapshotState, zxid: bigint): Buffer {
   };
   let sealedTo = 0;
   seal();
-  w.long(zxid > 0n ? zxid : 0n).int(DIGEST_VERSION).long(zxid > 0n ? BigInt.asIntN(64, digest) : 0n);
+  w.long(zxid > 0n ? zxid : 0n).int(DIGEST_VERSION).long(zxid > 0n ? digest.value : 0n);
   seal();
-  return w.toBufferCopy();
+  return Buffer.concat([head, out.buf.subarray(0, out.pos), w.toBuffer()]);
 }
 
 /** ZooKeeper's quick validity check (SnapStream.isValidCheckedStream): the file ends in int 1, '/'. */
@@ -159,7 +239,8 @@ export function looksSealed(buf: Buffer): boolean {
 export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot {
   if (!looksSealed(buf)) throw new SnapshotFormatError(Math.max(0, buf.length - 5), 'the snapshot does not end with its seal (int 1, "/")');
   const r = new JuteReader(buf);
-  const at = (): number => r.offset;
+  let reader: JuteReader = r;
+  const at = (): number => reader.offset;
   try {
     if (r.int() !== SNAP_MAGIC) throw new SnapshotFormatError(0, 'bad magic (not "ZKSN")');
     const version = r.int();
@@ -179,31 +260,43 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
     }
     const tree = new DataTree(ttlEnabled);
     tree.reset();
+    // The node records, read straight off a DataView (they are nearly all of the file).
+    const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    let p = at();
+    const need = (n: number, what: string): void => {
+      if (p + n > buf.length) throw new SnapshotFormatError(p, `truncated ${what}`);
+    };
     for (;;) {
-      const start = at();
-      const path = r.ustring('path');
-      if (path === null) throw new SnapshotFormatError(start, 'null path');
+      const start = p;
+      need(4, 'path');
+      const pathLen = dv.getInt32(p);
+      if (pathLen < 0) throw new SnapshotFormatError(start, 'null path');
+      need(4 + pathLen, 'path');
+      const path = buf.toString('utf8', p + 4, p + 4 + pathLen);
+      p += 4 + pathLen;
       if (path === '/') break;
-      const data = r.buffer('data');
-      const aclId = r.long('acl');
-      const czxid = r.long();
-      const mzxid = r.long();
-      const ctime = Number(r.long());
-      const mtime = Number(r.long());
-      const nodeVersion = r.int();
-      const cversion = r.int();
-      const aversion = r.int();
-      const owner = r.long();
-      const pzxid = r.long();
+      need(4, 'data');
+      const dataLen = dv.getInt32(p);
+      if (dataLen < -1) throw new SnapshotFormatError(p, `bad data length ${dataLen}`);
+      need(4 + Math.max(0, dataLen) + 8 + 60, 'node');
+      const data = dataLen === -1 ? null : Buffer.from(buf.subarray(p + 4, p + 4 + dataLen));
+      p += 4 + Math.max(0, dataLen);
+      const aclHi = dv.getInt32(p);
+      const aclLo = dv.getInt32(p + 4);
+      const czxid = dv.getBigInt64(p + 8);
+      const mzxid = dv.getBigInt64(p + 16);
+      const ctime = dv.getInt32(p + 24) * TWO32 + dv.getUint32(p + 28);
+      const mtime = dv.getInt32(p + 32) * TWO32 + dv.getUint32(p + 36);
+      const nodeVersion = dv.getInt32(p + 40);
+      const cversion = dv.getInt32(p + 44);
+      const aversion = dv.getInt32(p + 48);
+      const owner = dv.getBigInt64(p + 52);
+      const pzxid = dv.getBigInt64(p + 60);
+      p += 68;
+      const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
       const acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
       if (acl === undefined) throw new SnapshotFormatError(start, `node ${path} names ACL ${aclId}, which the cache lacks`);
-      const node = new ZNode(data, acl, czxid, ctime, owner);
-      node.mzxid = mzxid;
-      node.mtime = mtime;
-      node.version = nodeVersion;
-      node.cversion = cversion;
-      node.aversion = aversion;
-      node.pzxid = pzxid;
+      const node = Object.assign(new ZNode(data, acl, czxid, ctime, owner), { mzxid, mtime, version: nodeVersion, cversion, aversion, pzxid });
       const key = path === '' ? '/' : path;
       if (key !== '/') {
         const slash = key.lastIndexOf('/');
@@ -213,24 +306,27 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       } else if (tree.nodes.has('/')) throw new SnapshotFormatError(start, 'the root appears twice');
       tree.restore(key, node);
     }
-    if (!tree.nodes.has('/')) throw new SnapshotFormatError(at(), 'the snapshot has no root');
+    const r2 = new JuteReader(buf, p);
+    reader = r2;
+    if (!tree.nodes.has('/')) throw new SnapshotFormatError(r2.offset, 'the snapshot has no root');
     // The seal: adler32 of everything before it.
-    const sealAt = at();
-    const expected = BigInt(new Adler32().update(buf, 0, sealAt).value);
-    const stored = r.long('checksum');
-    if (stored !== expected || r.ustring('seal') !== '/') throw new SnapshotFormatError(sealAt, 'checksum mismatch');
+    const sealAt = r2.offset;
+    const running = new Adler32().update(buf, 0, sealAt);
+    const expected = BigInt(running.value);
+    const stored = r2.long('checksum');
+    if (stored !== expected || r2.ustring('seal') !== '/') throw new SnapshotFormatError(sealAt, 'checksum mismatch');
     let digest: LoadedSnapshot['digest'];
-    if (r.remaining > 0) {
-      const digestAt = at();
-      const zxid = r.long();
-      const dv = r.int();
-      const value = dv < 2 ? BigInt('0x' + (r.ustring() ?? '0')) : r.long();
-      const sealAt2 = at();
-      const expected2 = BigInt(new Adler32().update(buf, 0, sealAt2).value);
-      if (r.long('checksum') !== expected2 || r.ustring('seal') !== '/') throw new SnapshotFormatError(digestAt, 'digest checksum mismatch');
+    if (r2.remaining > 0) {
+      const digestAt = r2.offset;
+      const zxid = r2.long();
+      const dv = r2.int();
+      const value = dv < 2 ? BigInt('0x' + (r2.ustring() ?? '0')) : r2.long();
+      const sealAt2 = r2.offset;
+      const expected2 = BigInt(running.update(buf, sealAt, sealAt2).value);
+      if (r2.long('checksum') !== expected2 || r2.ustring('seal') !== '/') throw new SnapshotFormatError(digestAt, 'digest checksum mismatch');
       digest = zxid > 0n ? { zxid, version: dv, digest: value } : undefined;
     }
-    if (r.remaining !== 0) throw new SnapshotFormatError(at(), `${r.remaining} bytes after the seal`);
+    if (r2.remaining !== 0) throw new SnapshotFormatError(r2.offset, `${r2.remaining} bytes after the seal`);
     return { tree, sessions, digest };
   } catch (err) {
     if (err instanceof SnapshotFormatError) throw err;

@@ -35,50 +35,39 @@ export interface Txn {
   digest?: { version: number; treeDigest: bigint };
 }
 
+type BodyWriter<K extends TxnBody['type']> = (w: JuteWriter, b: TxnBody & { type: K }) => void;
+
+const writeCreate: BodyWriter<typeof OpCode.create | typeof OpCode.create2> = (w, b) =>
+  void w.ustring(b.path).buffer(b.data).acls(b.acl).bool(b.ephemeral).int(b.parentCVersion);
+const writeDelete: BodyWriter<typeof OpCode.delete | typeof OpCode.deleteContainer> = (w, b) => void w.ustring(b.path);
+
+/** How each txn record is laid out (zookeeper.jute), by type. */
+const bodyWriters: { [K in TxnBody['type']]: BodyWriter<K> } = {
+  [OpCode.create]: writeCreate,
+  [OpCode.create2]: writeCreate,
+  [OpCode.createContainer]: (w, b) => void w.ustring(b.path).buffer(b.data).acls(b.acl).int(b.parentCVersion),
+  [OpCode.createTTL]: (w, b) => void w.ustring(b.path).buffer(b.data).acls(b.acl).int(b.parentCVersion).long(b.ttl),
+  [OpCode.delete]: writeDelete,
+  [OpCode.deleteContainer]: writeDelete,
+  [OpCode.setData]: (w, b) => void w.ustring(b.path).buffer(b.data).int(b.version),
+  [OpCode.setACL]: (w, b) => void w.ustring(b.path).acls(b.acl).int(b.version),
+  [OpCode.check]: (w, b) => void w.ustring(b.path).int(b.version),
+  [OpCode.createSession]: (w, b) => void w.int(b.timeOut),
+  [OpCode.closeSession]: (w, b) => void w.strings(b.paths2Delete),
+  [OpCode.error]: (w, b) => void w.int(b.err),
+  // MultiTxn: vector<Txn{int type; buffer data}>, each data the serialized sub-record.
+  [OpCode.multi]: (w, b) => {
+    w.int(b.txns.length);
+    for (const t of b.txns) {
+      const sub = new JuteWriter(64);
+      writeBody(sub, t);
+      w.int(t.type).buffer(sub.toBuffer());
+    }
+  },
+};
+
 function writeBody(w: JuteWriter, b: TxnBody): void {
-  switch (b.type) {
-    case OpCode.create:
-    case OpCode.create2:
-      w.ustring(b.path).buffer(b.data).acls(b.acl).bool(b.ephemeral).int(b.parentCVersion);
-      return;
-    case OpCode.createContainer:
-      w.ustring(b.path).buffer(b.data).acls(b.acl).int(b.parentCVersion);
-      return;
-    case OpCode.createTTL:
-      w.ustring(b.path).buffer(b.data).acls(b.acl).int(b.parentCVersion).long(b.ttl);
-      return;
-    case OpCode.delete:
-    case OpCode.deleteContainer:
-      w.ustring(b.path);
-      return;
-    case OpCode.setData:
-      w.ustring(b.path).buffer(b.data).int(b.version);
-      return;
-    case OpCode.setACL:
-      w.ustring(b.path).acls(b.acl).int(b.version);
-      return;
-    case OpCode.check:
-      w.ustring(b.path).int(b.version);
-      return;
-    case OpCode.createSession:
-      w.int(b.timeOut);
-      return;
-    case OpCode.closeSession:
-      w.strings(b.paths2Delete);
-      return;
-    case OpCode.error:
-      w.int(b.err);
-      return;
-    case OpCode.multi:
-      // MultiTxn: vector<Txn{int type; buffer data}>, each data the serialized sub-record.
-      w.int(b.txns.length);
-      for (const t of b.txns) {
-        const sub = new JuteWriter(64);
-        writeBody(sub, t);
-        w.int(t.type).buffer(sub.toBuffer());
-      }
-      return;
-  }
+  (bodyWriters[b.type] as (w: JuteWriter, b: TxnBody) => void)(w, b);
 }
 
 /** The bytes of one log entry (what FileTxnLog checksums): header, then the body. */
