@@ -45,6 +45,8 @@ const ROUNDS = Number(arg('rounds', QUICK ? '2' : '3'));
 const PAYLOAD = Number(arg('payload', '100'));
 const RESTART_SYNC = arg('restart-sync', 'no');
 const BASE = arg('dir', tmpdir());
+const ONLY = arg('only', 'all'); // rates | restart | all
+const CPU_PROF = arg('cpu-prof', ''); // a dir: V8 CPU profiles of tenure-server's restarts
 const IN_FLIGHT = [1, 10, 200] as const;
 const FILL_IN_FLIGHT = 1000;
 const SNAP_COUNT = 100_000;
@@ -75,8 +77,8 @@ interface Durable {
 
 async function startTenure(dir: string, forceSync: string, port = 0): Promise<Durable & { servingMs: number }> {
   const args = ['--data-dir', dir, '--force-sync', forceSync, '--tick-time', '2000', '--max-client-cnxns', '0', '--snap-count', String(SNAP_COUNT), '--log-level', 'info', '--port', String(port)];
-  const spawn = (p: number): TenureServerProcess =>
-    TenureServerProcess.spawn({ command: [process.execPath, '--max-old-space-size=2048', BIN], args: args.map((a, i) => (args[i - 1] === '--port' ? String(p) : a)) });
+  const spawn = (p: number, prof: string[] = []): TenureServerProcess =>
+    TenureServerProcess.spawn({ command: [process.execPath, '--max-old-space-size=2048', ...prof, BIN], args: args.map((a, i) => (args[i - 1] === '--port' ? String(p) : a)) });
   const t0 = performance.now();
   let proc = spawn(port);
   await proc.ready(600_000);
@@ -90,10 +92,11 @@ async function startTenure(dir: string, forceSync: string, port = 0): Promise<Du
     kill: () => proc.kill(),
     async restart() {
       const t = performance.now();
-      proc = spawn(fixedPort);
+      proc = spawn(fixedPort, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []);
       return { serving: proc.ready(600_000).then(() => performance.now() - t) };
     },
-    close: () => proc.kill(),
+    // SIGTERM, so that a --cpu-prof profile is written.
+    close: async () => void (await proc.stop()),
   };
   return self;
 }
@@ -119,17 +122,18 @@ async function startZooKeeper(dir: string, forceSync: string): Promise<Durable> 
   };
 }
 
-/** The pid of the process whose command line holds `needle` (the JVM started by TestingServer). */
+/** The pid of the JVM whose command line holds `needle` (TestingServer runs it under a `sh` watchdog). */
 function pidWithArgument(needle: string): number {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(needle)) return Number(entry);
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes(needle) && readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'java') return Number(entry);
     } catch {
       // gone meanwhile
     }
   }
-  throw new Error(`no process with argument ${needle}`);
+  throw new Error(`no java process with argument ${needle}`);
 }
 
 /** VmRSS of a process, kB. */
@@ -224,6 +228,8 @@ async function rates(forceSync: string, base: string): Promise<Map<string, Recor
 interface RestartFigures {
   emptyStartMs: number;
   fillPerSec: number;
+  /** The slowest create of the fill: snapshots taken on the way show here. */
+  maxLatencyMs: number;
   rssAfterFillKb: number;
   servingMs: number | undefined;
   firstRequestMs: number;
@@ -276,14 +282,19 @@ async function restartCase(name: ServerName, base: string): Promise<RestartFigur
     const emptyStartMs = performance.now() - t0;
     await must(c, { type: OpCode.create, path: '/fill', data, acl, flags: 0 });
     let next = 0;
+    let maxLatencyMs = 0;
     const f0 = performance.now();
     await Promise.all(
       Array.from({ length: FILL_IN_FLIGHT }, async () => {
-        while (next < NODES) await must(c, { type: OpCode.create, path: `/fill/n${String(next++).padStart(7, '0')}`, data, acl, flags: 0 });
+        while (next < NODES) {
+          const t = performance.now();
+          await must(c, { type: OpCode.create, path: `/fill/n${String(next++).padStart(7, '0')}`, data, acl, flags: 0 });
+          maxLatencyMs = Math.max(maxLatencyMs, performance.now() - t);
+        }
       }),
     );
     const fillPerSec = NODES / ((performance.now() - f0) / 1000);
-    log(`  filled at ${fmt(fillPerSec)} creates/s`);
+    log(`  filled at ${fmt(fillPerSec)} creates/s, slowest create ${fmt(maxLatencyMs)} ms`);
     c.close();
     await sleep(2000);
     const rssAfterFillKb = rssKb(server.pid());
@@ -295,7 +306,7 @@ async function restartCase(name: ServerName, base: string): Promise<RestartFigur
     await sleep(2000);
     const rssAfterRestartKb = rssKb(server.pid());
     log(`  restart: ${secs(firstRequestMs)} to the first request; RSS ${mb(rssAfterFillKb)} after the fill, ${mb(rssAfterRestartKb)} after the restart`);
-    return { emptyStartMs, fillPerSec, rssAfterFillKb, servingMs: name === 'tenure' ? servingMs : undefined, firstRequestMs, rssAfterRestartKb, dataDirBytes };
+    return { emptyStartMs, fillPerSec, maxLatencyMs, rssAfterFillKb, servingMs: name === 'tenure' ? servingMs : undefined, firstRequestMs, rssAfterRestartKb, dataDirBytes };
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -315,19 +326,21 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!;
   try {
     const rateResults = new Map<string, Map<string, Record<ServerName, number>>>();
-    for (const forceSync of ['yes', 'no']) rateResults.set(forceSync, await rates(forceSync, base));
-    const restart = { tenure: await restartCase('tenure', base), zookeeper: await restartCase('zookeeper', base) };
+    if (ONLY !== 'restart') for (const forceSync of ['yes', 'no']) rateResults.set(forceSync, await rates(forceSync, base));
+    const restart = ONLY === 'rates' ? undefined : { tenure: await restartCase('tenure', base), zookeeper: await restartCase('zookeeper', base) };
 
     const rows: string[][] = [];
     for (const [forceSync, cases] of rateResults) {
       for (const [key, v] of cases) rows.push([`${key} (ops/s)`, forceSync, fmt(v.tenure), fmt(v.zookeeper), `${(v.tenure / v.zookeeper).toFixed(2)}×`]);
     }
-    const t = restart.tenure;
-    const z = restart.zookeeper;
+    const t = restart?.tenure;
+    const z = restart?.zookeeper;
     const r = RESTART_SYNC;
     const n = fmt(NODES);
-    rows.push(
+    if (t && z)
+      rows.push(
       [`fill: ${n} creates, ${FILL_IN_FLIGHT} in flight (creates/s)`, r, fmt(t.fillPerSec), fmt(z.fillPerSec), `${(t.fillPerSec / z.fillPerSec).toFixed(2)}×`],
+      [`fill: the slowest create (1000 in flight)`, r, `${fmt(t.maxLatencyMs)} ms`, `${fmt(z.maxLatencyMs)} ms`, `${(t.maxLatencyMs / z.maxLatencyMs).toFixed(2)}×`],
       [`restart with ${n} nodes: to the first request`, r, secs(t.firstRequestMs), secs(z.firstRequestMs), `${(t.firstRequestMs / z.firstRequestMs).toFixed(2)}×`],
       [`restart with ${n} nodes: to the serving log line`, r, secs(t.servingMs!), '-', '-'],
       ['empty start: to the first request', r, secs(t.emptyStartMs), secs(z.emptyStartMs), `${(t.emptyStartMs / z.emptyStartMs).toFixed(2)}×`],
