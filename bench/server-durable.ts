@@ -46,7 +46,7 @@ const PAYLOAD = Number(arg('payload', '100'));
 const RESTART_SYNC = arg('restart-sync', 'no');
 const BASE = arg('dir', tmpdir());
 const ONLY = arg('only', 'all'); // rates | restart | all
-const CPU_PROF = arg('cpu-prof', ''); // a dir: V8 CPU profiles of tenure-server's restarts
+const CPU_PROF = arg('cpu-prof', ''); // a dir: V8 CPU profiles of the tenure-server processes (written at exit: a SIGKILLed one writes none)
 const IN_FLIGHT = [1, 10, 200] as const;
 const FILL_IN_FLIGHT = 1000;
 const SNAP_COUNT = 100_000;
@@ -77,7 +77,8 @@ interface Durable {
 
 async function startTenure(dir: string, forceSync: string, port = 0): Promise<Durable & { servingMs: number }> {
   const args = ['--data-dir', dir, '--force-sync', forceSync, '--tick-time', '2000', '--max-client-cnxns', '0', '--snap-count', String(SNAP_COUNT), '--log-level', 'info', '--port', String(port)];
-  const spawn = (p: number, prof: string[] = []): TenureServerProcess =>
+  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const spawn = (p: number): TenureServerProcess =>
     TenureServerProcess.spawn({ command: [process.execPath, '--max-old-space-size=2048', ...prof, BIN], args: args.map((a, i) => (args[i - 1] === '--port' ? String(p) : a)) });
   const t0 = performance.now();
   let proc = spawn(port);
@@ -89,10 +90,11 @@ async function startTenure(dir: string, forceSync: string, port = 0): Promise<Du
     servingMs,
     connectString: proc.connectString,
     pid: () => proc.child.pid!,
-    kill: () => proc.kill(),
+    // With --cpu-prof a SIGTERM, so that the profile is written (the close syncs, it takes no snapshot).
+    kill: async () => void (CPU_PROF ? await proc.stop() : await proc.kill()),
     async restart() {
       const t = performance.now();
-      proc = spawn(fixedPort, CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []);
+      proc = spawn(fixedPort);
       return { serving: proc.ready(600_000).then(() => performance.now() - t) };
     },
     // SIGTERM, so that a --cpu-prof profile is written.
