@@ -6,8 +6,8 @@
  *   npx tsx bench/server-durable.ts [--quick] [--nodes 1000000] [--seconds 2] [--rounds 3]
  *        [--payload 100] [--dir <base dir>] [--restart-sync no|yes] [--no-build]
  *
- * `--quick`: 100,000 nodes, 1 s cases, 2 rounds. A full run takes about 7 minutes on a shared 2-core
- * machine (the 1M-node fills take most of it; the run prints its own duration).
+ * `--quick`: 100,000 nodes, 1 s cases, 2 rounds. A full run takes about 9 minutes on a shared 2-core
+ * machine (the 1M-node fills and restarts take 5-6 of them; the run prints its own duration).
  *
  * - Servers: tenure-server as a child process (the built bin, `packages/server/bin/tenure-server.js`;
  *   `npx tsc -b packages/server` runs first so it is the code as it is, unless --no-build), and
@@ -20,7 +20,7 @@
  * - Rates: pipelined create (a new node per request) and setData (one node), with 1, 10 and 200
  *   requests in flight, 100-byte payloads. Each case runs on both servers one after the other, in
  *   an order that alternates per round; the table shows the median of the rounds.
- * - Restart: a fresh pair (forceSync as --restart-sync, default no: it changes the write path, not
+ * - Restart: a fresh server of each kind, one after the other (forceSync as --restart-sync, default no: it changes the write path, not
  *   recovery), `nodes` creates under /fill (1000 in flight), RSS read from /proc, SIGKILL, then the
  *   server is started on the same data dir and timed from the spawn to the first request answered
  *   (an exists of /fill that must report every child). tenure-server's `serving` log line is shown
@@ -235,12 +235,14 @@ interface RestartFigures {
   rssAfterFillKb: number;
   servingMs: number | undefined;
   firstRequestMs: number;
+  /** Txns after the newest snapshot, replayed from the log. */
+  logTxns: number;
   rssAfterRestartKb: number;
   dataDirBytes: number;
 }
 
 /** Spawned at t0: polls until an exists of /fill answers with every child; ms since t0. */
-async function firstRequest(connectString: string, t0: number, expectChildren: number): Promise<number> {
+async function firstRequest(connectString: string, t0: number, expectChildren: number): Promise<{ ms: number; zxid: bigint }> {
   for (;;) {
     try {
       const c = await connect(connectString, 2000);
@@ -250,7 +252,7 @@ async function firstRequest(connectString: string, t0: number, expectChildren: n
         if (r.err !== 0) throw new Error(`exists /fill failed with ${r.err}`);
         const n = (r.response as { stat: { numChildren: number } }).stat.numChildren;
         if (n !== expectChildren) throw new Error(`${connectString}: /fill has ${n} children after the restart, ${expectChildren} were acknowledged`);
-        return ms;
+        return { ms, zxid: r.zxid };
       } finally {
         c.close();
       }
@@ -261,13 +263,23 @@ async function firstRequest(connectString: string, t0: number, expectChildren: n
   }
 }
 
+/** The zxid of the newest snapshot in `dir`/version-2. */
+function newestSnapshotZxid(dir: string): bigint {
+  let max = -1n;
+  for (const name of readdirSync(join(dir, 'version-2'))) {
+    const m = /^snapshot\.([0-9a-f]+)$/.exec(name);
+    if (m && BigInt(`0x${m[1]}`) > max) max = BigInt(`0x${m[1]}`);
+  }
+  return max;
+}
+
 function duBytes(dir: string): number {
   let total = 0;
   const walk = (d: string): void => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else total += statSync(p).size;
+      else total += statSync(p).blocks * 512; // preallocated logs are sparse: count what is on disk
     }
   };
   walk(dir);
@@ -302,13 +314,17 @@ async function restartCase(name: ServerName, base: string): Promise<RestartFigur
     const rssAfterFillKb = rssKb(server.pid());
     await server.kill();
     const dataDirBytes = duBytes(dir);
+    const snapshotZxid = newestSnapshotZxid(dir);
     const t1 = performance.now();
     const { serving } = await server.restart();
-    const [servingMs, firstRequestMs] = await Promise.all([serving, firstRequest(server.connectString, t1, NODES)]);
+    const [servingMs, first] = await Promise.all([serving, firstRequest(server.connectString, t1, NODES)]);
+    const firstRequestMs = first.ms;
+    // zxids count txns within an epoch (both servers here stay in epoch 0)
+    const logTxns = Number(first.zxid - snapshotZxid);
     await sleep(2000);
     const rssAfterRestartKb = rssKb(server.pid());
-    log(`  restart: ${secs(firstRequestMs)} to the first request; RSS ${mb(rssAfterFillKb)} after the fill, ${mb(rssAfterRestartKb)} after the restart`);
-    return { emptyStartMs, fillPerSec, maxLatencyMs, rssAfterFillKb, servingMs: name === 'tenure' ? servingMs : undefined, firstRequestMs, rssAfterRestartKb, dataDirBytes };
+    log(`  restart: snapshot at ${fmt(Number(snapshotZxid))} txns plus ${fmt(logTxns)} in the log; ${secs(firstRequestMs)} to the first request; RSS ${mb(rssAfterFillKb)} after the fill, ${mb(rssAfterRestartKb)} after the restart`);
+    return { emptyStartMs, fillPerSec, maxLatencyMs, rssAfterFillKb, servingMs: name === 'tenure' ? servingMs : undefined, firstRequestMs, logTxns, rssAfterRestartKb, dataDirBytes };
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -345,10 +361,11 @@ async function main(): Promise<void> {
       [`fill: the slowest create (1000 in flight)`, r, `${fmt(t.maxLatencyMs)} ms`, `${fmt(z.maxLatencyMs)} ms`, `${(t.maxLatencyMs / z.maxLatencyMs).toFixed(2)}×`],
       [`restart with ${n} nodes: to the first request`, r, secs(t.firstRequestMs), secs(z.firstRequestMs), `${(t.firstRequestMs / z.firstRequestMs).toFixed(2)}×`],
       [`restart with ${n} nodes: to the serving log line`, r, secs(t.servingMs!), '-', '-'],
+      [`restart with ${n} nodes: txns replayed after the snapshot`, r, fmt(t.logTxns), fmt(z.logTxns), '-'],
       ['empty start: to the first request', r, secs(t.emptyStartMs), secs(z.emptyStartMs), `${(t.emptyStartMs / z.emptyStartMs).toFixed(2)}×`],
       [`RSS with ${n} nodes, after the fill`, r, mb(t.rssAfterFillKb), mb(z.rssAfterFillKb), `${(t.rssAfterFillKb / z.rssAfterFillKb).toFixed(2)}×`],
       [`RSS with ${n} nodes, after the restart`, r, mb(t.rssAfterRestartKb), mb(z.rssAfterRestartKb), `${(t.rssAfterRestartKb / z.rssAfterRestartKb).toFixed(2)}×`],
-      [`data dir with ${n} nodes (snapshots + logs)`, r, mb(t.dataDirBytes / 1024), mb(z.dataDirBytes / 1024), `${(t.dataDirBytes / z.dataDirBytes).toFixed(2)}×`],
+      [`disk used with ${n} nodes (snapshots + logs, no purge)`, r, mb(t.dataDirBytes / 1024), mb(z.dataDirBytes / 1024), `${(t.dataDirBytes / z.dataDirBytes).toFixed(2)}×`],
     );
     const header = ['measure', 'forceSync', 'tenure-server', 'ZooKeeper 3.8', 'Tenure / ZooKeeper'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
