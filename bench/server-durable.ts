@@ -6,7 +6,7 @@
  *   npx tsx bench/server-durable.ts [--quick] [--nodes 1000000] [--seconds 2] [--rounds 3]
  *        [--payload 100] [--dir <base dir>] [--restart-sync no|yes] [--no-build]
  *
- * `--quick`: 100,000 nodes, 1 s cases, 2 rounds. A full run takes about 9 minutes on a shared 2-core
+ * `--quick`: 100,000 nodes, 1 s cases, 2 rounds. A full run takes 8-10 minutes on a shared 2-core
  * machine (the 1M-node fills and restarts take 5-6 of them; the run prints its own duration).
  *
  * - Servers: tenure-server as a child process (the built bin, `packages/server/bin/tenure-server.js`;
