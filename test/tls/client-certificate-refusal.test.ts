@@ -3,7 +3,7 @@
  * TLS server cannot refuse those with an alert (tls-listener.ts), so the listener refuses them in
  * band and the transport turns that into a TlsError, as an alert from ZooKeeper would be: start()
  * rejects at once naming the host, a running client paces its refused reconnects, and Java's
- * client and a missing certificate still get the real TLS behaviour.
+ * client and a missing certificate still get the real TLS behaviour, and sessions resume.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,5 +106,27 @@ describe('a client certificate the embedded TLS listener does not verify', () =>
     c.updateTls(certs.clientOptions());
     await back;
     expect(c.sessionId).toBe(session);
+  });
+
+  test('a TLS session with a client certificate can be resumed (the listener sets a session id context, as tls.Server does)', async () => {
+    server = createEmbeddedServer({ tickMs: 2000 });
+    const secure = await server.listen({ port: 0, tls: certs.serverOptions() });
+    let session: Buffer | undefined;
+    const ruok = (): Promise<{ reused: boolean; answer: string }> =>
+      new Promise((resolve, reject) => {
+        let reused = false;
+        const t = tlsConnect({ host: secure.address, port: secure.port, ...certs.clientOptions(), ...(session === undefined ? {} : { session }) }, () => {
+          reused = t.isSessionReused();
+          t.write('ruok');
+        });
+        t.on('session', (s: Buffer) => (session = s));
+        let answer = '';
+        t.on('data', (b: Buffer) => (answer += b.toString()));
+        t.on('error', reject);
+        t.on('close', () => resolve({ reused, answer }));
+      });
+    expect(await ruok()).toEqual({ reused: false, answer: 'imok' });
+    expect(session).toBeDefined();
+    expect(await ruok()).toEqual({ reused: true, answer: 'imok' });
   });
 });

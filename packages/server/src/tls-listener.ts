@@ -18,11 +18,11 @@
  * transport reports it as a TlsError (`certificate-refused`); other clients see a failed handshake.
  */
 import { createServer as createNetServer, type Socket } from 'node:net';
-import { createSecureContext, TLSSocket, type SecureContext, type TlsOptions } from 'node:tls';
+import { TLSSocket, type SecureContext, type TlsOptions } from 'node:tls';
 import type { FrontDoor, PeerInfo } from './front-door.js';
 import { TcpListener } from './tcp-listener.js';
 import { certificateSubject } from './x509-subject.js';
-import { certificateRefusalFrame, verifyErrorOf } from './tls-refusal.js';
+import { certificateRefusalFrame, serverContext, verifyErrorOf } from './tls-refusal.js';
 
 /**
  * What `server.listen({ tls })` takes: Node's `tls.TlsOptions`, of which these matter most.
@@ -64,7 +64,7 @@ export class TlsListener extends TcpListener {
   constructor(server: FrontDoor, private readonly options: TlsListenOptions, handshakeTimeoutMs = 10_000) {
     super(server, createNetServer({ noDelay: true }));
     this.handshakeTimeoutMs = handshakeTimeoutMs;
-    this.context = options.secureContext ?? createSecureContext(options);
+    this.context = options.secureContext ?? serverContext(options);
     this.requestCert = options.requestCert === true;
     this.rejectUnauthorized = options.rejectUnauthorized !== false;
     this.netServer.on('connection', (raw: Socket) => this.handshake(raw));

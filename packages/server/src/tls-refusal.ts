@@ -1,9 +1,32 @@
 /**
- * The TLS listener's refusal of a client certificate that did not verify (tls-listener.ts says
- * why it is in band): what the socket's verification said, and the frame that refuses it.
+ * What the TLS listener needs from Node's TLS beyond a `TLSSocket` of its own (tls-listener.ts says
+ * why it does not use `tls.Server`): the secure context `tls.Server` would build, the socket's
+ * certificate verification, and the frame that refuses a certificate that did not verify.
  */
-import type { TLSSocket } from 'node:tls';
+import { createHash } from 'node:crypto';
+import { createSecureContext, type SecureContext, type TLSSocket, type TlsOptions } from 'node:tls';
 import { ErrorCode, frame } from '@tenure/protocol';
+
+interface ServerContextHandle {
+  setSessionIdContext?: (id: string) => void;
+  setSessionTimeout?: (seconds: number) => void;
+  setTicketKeys?: (keys: Buffer) => void;
+}
+
+/**
+ * The secure context as `tls.Server` sets it up. The session id context matters: with client
+ * certificates requested, OpenSSL refuses to resume a session without one (an internal_error
+ * alert), so a client that resumes (Java's does) could not reconnect. Same default as Node's.
+ */
+export function serverContext(options: TlsOptions): SecureContext {
+  const context = createSecureContext(options);
+  const handle = (context as unknown as { context?: ServerContextHandle }).context;
+  const id = options.sessionIdContext ?? createHash('sha1').update(process.argv.join(' ')).digest('hex').slice(0, 32);
+  handle?.setSessionIdContext?.(id);
+  if (options.sessionTimeout !== undefined) handle?.setSessionTimeout?.(options.sessionTimeout);
+  if (options.ticketKeys !== undefined) handle?.setTicketKeys?.(options.ticketKeys);
+  return context;
+}
 
 /** A bare reply header (xid 0, zxid 0, AUTHFAILED) where the ConnectResponse would be. */
 export function certificateRefusalFrame(): Buffer {
