@@ -3,8 +3,10 @@
  * framing with sequential xids, FIFO reply matching, out-of-band ping/auth replies and
  * notifications. No timers and no retries: the client owns those (architecture.md).
  *
- * Over TLS the framing is the same; a TLS failure before ZooKeeper's handshake is answered
- * rejects the attempt with a TlsError (tls-options.ts) instead of a ConnectionLossError.
+ * Over TLS the framing is the same; a TLS failure before ZooKeeper's handshake is answered (an
+ * alert, also one that arrives after 'secureConnect', or the embedded TLS listener's in-band
+ * certificate refusal) rejects the attempt with a TlsError (tls-options.ts) instead of a
+ * ConnectionLossError.
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -38,7 +40,7 @@ import type {
 import { eventFromServer, requestToServer, responseFromServer } from './chroot.js';
 import type { HostPort } from './connect-string.js';
 import { RequestQueue, type PendingRequest } from './request-queue.js';
-import { tlsRefusal, type TlsOptions } from './tls-options.js';
+import { certificateRefusal, tlsRefusal, type TlsOptions } from './tls-options.js';
 
 const HANDSHAKE = 0;
 const OPEN = 1;
@@ -259,6 +261,12 @@ class ZooKeeperConnection implements Connection {
       // A 3.8 read-only server without local sessions refuses a new session with a bare error
       // header (e.g. NOTREADONLY) instead of a ConnectResponse: report that code, typed.
       const header = decodeReplyHeader(payload);
+      // Over TLS, AUTHFAILED there is our TLS listener refusing a certificate it could not verify.
+      const refusal = this.tls !== undefined ? certificateRefusal(header.err, this.server, this.tls) : undefined;
+      if (refusal !== undefined) {
+        this.fail({ kind: 'server', message: refusal.message, error: refusal }, 'tls');
+        return;
+      }
       const error = KeeperError.from(header.err, undefined, `handshake refused by ${this.server}`);
       this.fail({ kind: 'server', message: error.message, error }, 'protocol');
       return;

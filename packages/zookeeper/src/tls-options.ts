@@ -2,10 +2,12 @@
  * TLS for the ZooKeeper transport: the options a connection is opened with (reloadable, so new
  * connections pick up renewed certificates), and the mapping of Node's TLS failures onto a typed
  * TlsError with a reason. What counts as a refusal: a certificate check that failed on our side,
- * or a TLS alert from the server during the handshake. Resets and timeouts stay connection losses.
+ * a TLS alert from the server during the handshake (under TLS 1.3 a refused client certificate's
+ * alert arrives after 'secureConnect'), or the embedded TLS listener's in-band refusal. Resets and
+ * timeouts stay connection losses.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { TlsError, type TlsRefusal } from '@tenure/protocol';
+import { ErrorCode, TlsError, type TlsRefusal } from '@tenure/protocol';
 
 /** Node's `tls.ConnectionOptions` (`ca`, `cert`, `key`, `servername`, `rejectUnauthorized`, `minVersion`, ...). */
 export type TlsOptions = ConnectionOptions;
@@ -93,6 +95,17 @@ export function tlsRefusal(error: Error, host: string, options: TlsOptions): Tls
   else if (code.startsWith('ERR_SSL_') || code === 'EPROTO') reason = 'handshake-failed';
   if (reason === undefined) return undefined;
   return new TlsError(host, reason, `${DETAIL[reason]} (${code}: ${error.message})`, { cause: error, code });
+}
+
+/**
+ * The TlsError for a bare AUTHFAILED reply header in place of the ConnectResponse on a TLS
+ * connection: the embedded server's TLS listener refusing a client certificate that did not verify
+ * (Node's TLS server cannot send the alert; tls-listener.ts). Undefined for any other code.
+ */
+export function certificateRefusal(err: number, host: string, options: TlsOptions): TlsError | undefined {
+  if (err !== ErrorCode.AUTHFAILED) return undefined;
+  const reason: TlsRefusal = hasClientCertificate(options) ? 'certificate-refused' : 'no-client-certificate';
+  return new TlsError(host, reason, `${DETAIL[reason]} (the server answered the handshake with AUTHFAILED)`, { code: 'AUTHFAILED' });
 }
 
 /** TLS alerts by number (RFC 8446 §6), named as Node names them when it sets a specific code. */
