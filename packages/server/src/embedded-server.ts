@@ -133,6 +133,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       durable: (zxid) => this.onDurable(zxid),
       failed: (err) => this.onStorageFailure(err),
       warn: (obj, msg) => this.options.logger?.warn(obj, msg),
+      snapshotted: (info) => this.options.onStorageEvent?.({ kind: 'snapshot', ...info }),
     });
   }
 
