@@ -110,7 +110,7 @@ export class DataDirStorage {
     }
   }
 
-  get logStats(): Readonly<{ commits: number; txns: number; bytes: number }> {
+  get logStats(): Readonly<{ commits: number; txns: number; bytes: number; syncMs: number }> {
     return this.writer.stats;
   }
 
