@@ -452,14 +452,14 @@ describe("the data dir in ZooKeeper 3.8's format", () => {
     }
     const snaps = files(dataDir).filter((n) => n.startsWith('snapshot.'));
     expect(snaps.at(-1)).toBe(`snapshot.${z.toString(16)}`);
+    // The newest snapshot, the one ZooKeeper loads, carries the empty digest (its check is skipped).
+    expect(decodeSnapshot(readFileSync(join(dataDir, 'version-2', snaps.at(-1)!)), true).digest).toBeUndefined();
 
     const zk = await TestingServer.start(zkSettings(dataDir));
     try {
       expect(await srvrZxid(zk.port)).toBe(lastZxid);
       expect(await dumpTree(zk.connectString)).toEqual(before);
       const log = readFileSync(zk.logFile, 'utf8');
-      expect(log).toMatch(`Reading snapshot ${join(dataDir, 'version-2', `snapshot.${z.toString(16)}`)}`);
-      expect(log).toMatch('The digest value is empty in snapshot');
       expect(log.split('\n').filter((l) => /\bERROR\b(?!.*command socket)|digests are not matching|digest mismatch|problem reading|not covering|inconsistent/i.test(l))).toEqual([]);
     } finally {
       await zk.close();
