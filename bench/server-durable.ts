@@ -1,223 +1,384 @@
 /**
- * The durable server against ZooKeeper 3.8, both as processes on the same disk (os.tmpdir()), in
- * the same run, driven by the same raw @tenure/zookeeper sessions over TCP:
- *   - create and setData ops/s with 1, 10 and 200 requests in flight, forceSync=yes then no;
- *   - the time to restart (SIGKILL, start, first answer) with 1,000,000 nodes in snapshot + log
- *     (filled with forceSync=no, multis of 1,000 creates, snapCount 600);
- *   - the memory (RSS) of each process holding those 1,000,000 nodes.
+ * tenure-server against Apache ZooKeeper 3.8, both durable, on the same disk, in the same run:
+ * write rates with forceSync=yes and then forceSync=no, the time to restart with 1 million nodes
+ * (snapshot plus log), and the memory (RSS) each process holds for them.
  *
- *   npx tsx bench/server-durable.ts [--seconds 2] [--rounds 3] [--nodes 1000000] [--no-million] [--no-ops]
+ *   npx tsx bench/server-durable.ts [--quick] [--nodes 1000000] [--seconds 2] [--rounds 3]
+ *        [--payload 100] [--dir <base dir>] [--restart-sync no|yes] [--no-build]
  *
- * tenure-server here is the test child launcher (packages/server/test/fixtures/durable-server.ts);
- * ZooKeeper is TestingServer with the optimising JIT and a 3 GB heap.
+ * `--quick`: 100,000 nodes, 1 s cases, 2 rounds. A full run takes 8-10 minutes on a shared 2-core
+ * machine (the 1M-node fills and restarts take 5-6 of them; the run prints its own duration).
+ *
+ * - Servers: tenure-server as a child process (the built bin, `packages/server/bin/tenure-server.js`;
+ *   `npx tsc -b packages/server` runs first so it is the code as it is, unless --no-build), and
+ *   Debian's ZooKeeper 3.8 (TestingServer, with the optimising JIT, G1 and -Xmx2g; tenure-server
+ *   gets --max-old-space-size=2048). Both data dirs sit under one base dir on the real disk (default
+ *   os.tmpdir(); TestingServer's own default is /dev/shm, which would hide the fsyncs), checked
+ *   with `df`; both with snapCount 100000 (the default of both) and tickTime 2000.
+ * - Load generator: the same for both, Tenure's raw wire transport (@tenure/zookeeper, one TCP
+ *   connection, no client-side retry or bookkeeping), so the server is what differs.
+ * - Rates: pipelined create (a new node per request) and setData (one node), with 1, 10 and 200
+ *   requests in flight, 100-byte payloads. Each case runs on both servers one after the other, in
+ *   an order that alternates per round; the table shows the median of the rounds.
+ * - Restart: a fresh server of each kind, one after the other (forceSync as --restart-sync, default no: it changes the write path, not
+ *   recovery), `nodes` creates under /fill (1000 in flight), RSS read from /proc, SIGKILL, then the
+ *   server is started on the same data dir and timed from the spawn to the first request answered
+ *   (an exists of /fill that must report every child). tenure-server's `serving` log line is shown
+ *   too; ZooKeeper loads its snapshot, replays its log and writes a new snapshot before it serves.
+ *   "Empty start" is the same measure on an empty data dir: the process start-up alone.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arg, median, perSecond } from './case-rounds.js';
-import { rerunFromSource } from './run-from-source.js';
+import { fileURLToPath } from 'node:url';
+import type { Connection, Request } from '@tenure/protocol';
+import { OPEN_ACL_UNSAFE, OpCode } from '@tenure/protocol';
+import { TenureServerProcess, TestingServer } from '@tenure/testing';
+import { zookeeper } from '@tenure/zookeeper';
+import { arg, median } from './case-rounds.js';
 
-rerunFromSource(import.meta.url);
+const QUICK = process.argv.includes('--quick');
+const NODES = Number(arg('nodes', QUICK ? '100000' : '1000000'));
+const SECONDS = Number(arg('seconds', QUICK ? '1' : '2'));
+const ROUNDS = Number(arg('rounds', QUICK ? '2' : '3'));
+const PAYLOAD = Number(arg('payload', '100'));
+const RESTART_SYNC = arg('restart-sync', 'no');
+const BASE = arg('dir', tmpdir());
+const ONLY = arg('only', 'all'); // rates | restart | all
+const CPU_PROF = arg('cpu-prof', ''); // a dir: V8 CPU profiles of the tenure-server processes (written at exit: a SIGKILLed one writes none)
+const IN_FLIGHT = [1, 10, 200] as const;
+const FILL_IN_FLIGHT = 1000;
+const SNAP_COUNT = 100_000;
 
-const { OPEN_ACL_UNSAFE, OpCode } = await import('@tenure/protocol');
-const { zookeeper } = await import('@tenure/zookeeper');
-const { TestingServer } = await import('@tenure/testing');
-const { startDurable } = await import('../packages/server/test/durable-child.js');
-type Connection = import('@tenure/protocol').Connection;
-
-const SECONDS = Number(arg('seconds', '2'));
-const ROUNDS = Number(arg('rounds', '3'));
-const NODES = Number(arg('nodes', '1000000'));
-const MILLION = !process.argv.includes('--no-million');
-const OPS = !process.argv.includes('--no-ops');
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = join(ROOT, 'packages/server/bin/tenure-server.js');
+const data = Buffer.alloc(PAYLOAD, 0x61);
 const acl = [...OPEN_ACL_UNSAFE];
-const root = mkdtempSync(join(tmpdir(), 'tenure-bench-durable-'));
-const ZK_JVM = ['-XX:TieredStopAtLevel=4', '-Xmx3g'];
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
+const mb = (kb: number): string => `${(kb / 1024).toFixed(0)} MB`;
+const secs = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+const log = (s: string): void => void process.stderr.write(`${s}\n`);
 
-interface Peer {
-  name: string;
+type ServerName = 'tenure' | 'zookeeper';
+
+/** One running server of the pair: how to reach it, its pid, how to crash and restart it. */
+interface Durable {
+  name: ServerName;
   connectString: string;
-  pid(): number | undefined;
+  pid(): number;
+  /** SIGKILL; the data dir stays. */
   kill(): Promise<void>;
-  restart(): Promise<void>;
+  /** Starts again on the same dir and port; resolves when the process says it serves (ms from the spawn). */
+  restart(): Promise<{ serving: Promise<number> }>;
   close(): Promise<void>;
 }
 
-async function tenure(dir: string, forceSync: boolean, snapCount = 100_000): Promise<Peer> {
-  const args = ['--data-dir', dir, '--force-sync', forceSync ? 'yes' : 'no', '--tick-ms', '2000', '--max-buffer', String(4 << 20), '--snap-count', String(snapCount)];
-  let child = await startDurable(args, 600_000);
-  let port = child.port;
-  return {
-    name: 'tenure-server',
-    get connectString() {
-      return `127.0.0.1:${port}`;
+async function startTenure(dir: string, forceSync: string, port = 0): Promise<Durable & { servingMs: number }> {
+  const args = ['--data-dir', dir, '--force-sync', forceSync, '--tick-time', '2000', '--max-client-cnxns', '0', '--snap-count', String(SNAP_COUNT), '--log-level', 'info', '--port', String(port)];
+  const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const spawn = (p: number): TenureServerProcess =>
+    TenureServerProcess.spawn({ command: [process.execPath, '--max-old-space-size=2048', ...prof, BIN], args: args.map((a, i) => (args[i - 1] === '--port' ? String(p) : a)) });
+  const t0 = performance.now();
+  let proc = spawn(port);
+  await proc.ready(600_000);
+  const servingMs = performance.now() - t0;
+  const fixedPort = proc.port;
+  const self: Durable & { servingMs: number } = {
+    name: 'tenure',
+    servingMs,
+    connectString: proc.connectString,
+    pid: () => proc.child.pid!,
+    // With --cpu-prof a SIGTERM, so that the profile is written (the close syncs, it takes no snapshot).
+    kill: async () => void (CPU_PROF ? await proc.stop() : await proc.kill()),
+    async restart() {
+      const t = performance.now();
+      proc = spawn(fixedPort);
+      return { serving: proc.ready(600_000).then(() => performance.now() - t) };
     },
-    pid: () => child.child.pid,
-    kill: async () => void (await child.kill('SIGKILL')),
-    restart: async () => {
-      await child.kill('SIGKILL');
-      child = await startDurable([...args, '--port', String(port)], 600_000);
-      port = child.port;
-    },
-    close: async () => void (await child.kill('SIGTERM')),
+    // SIGTERM, so that a --cpu-prof profile is written.
+    close: async () => void (await proc.stop()),
   };
+  return self;
 }
 
-function zkPid(dir: string): number | undefined {
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
-      if (cmd.includes(dir) && cmd.split('\0')[0]!.endsWith('java')) return Number(p);
-    } catch {
-      // gone
-    }
-  }
-  return undefined;
-}
-
-async function zk(dir: string, forceSync: boolean, snapCount = 100_000): Promise<Peer> {
-  const s = await TestingServer.start({
-    config: { dataDir: dir, forceSync: forceSync ? 'yes' : 'no', snapCount },
-    systemProperties: { 'jute.maxbuffer': 4 << 20 },
-    jvmFlags: ZK_JVM,
+async function startZooKeeper(dir: string, forceSync: string): Promise<Durable> {
+  const zk = await TestingServer.start({
     tickTime: 2000,
     startTimeoutMs: 600_000,
+    config: { dataDir: dir, forceSync, snapCount: SNAP_COUNT, globalOutstandingLimit: 1000 },
+    // A benchmark server: the optimising JIT and ZooKeeper's usual collector (TestingServer's defaults are C1 and serial GC).
+    jvmFlags: ['-Xmx2g', '-XX:TieredStopAtLevel=4', '-XX:-UseSerialGC', '-XX:+UseG1GC'],
   });
   return {
-    name: 'ZooKeeper 3.8',
-    connectString: s.connectString,
-    pid: () => zkPid(s.directory),
-    kill: () => s.stop(),
-    restart: () => s.restart(),
-    close: () => s.close(),
+    name: 'zookeeper',
+    connectString: zk.connectString,
+    pid: () => pidWithArgument(join(zk.directory, 'zoo.cfg')),
+    kill: () => zk.stop(),
+    async restart() {
+      const t = performance.now();
+      return { serving: zk.restart().then(() => performance.now() - t) };
+    },
+    close: () => zk.close(),
   };
 }
 
-async function connect(connectString: string): Promise<Connection> {
-  const t = zookeeper(connectString, { maxFrameBytes: 64 << 20 });
-  const r = await t.connect(t.hosts[0]!, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 40_000, readOnly: false }, { onEvent() {}, onClose() {} });
-  if (r.kind !== 'connected') throw new Error('expired');
-  return r.connection;
+/** The pid of the JVM whose command line holds `needle` (TestingServer runs it under a `sh` watchdog). */
+function pidWithArgument(needle: string): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv.includes(needle) && readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'java') return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no java process with argument ${needle}`);
 }
 
-/** Ops/s with `depth` requests in flight for SECONDS. */
-async function rate(conn: Connection, depth: number, op: (i: number) => Promise<unknown>): Promise<number> {
+/** VmRSS of a process, kB. */
+function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for ${pid}`);
+  return Number(m[1]);
+}
+
+async function connect(connectString: string, timeoutMs = 5000): Promise<Connection> {
+  const t = zookeeper(connectString);
+  const attempt = t.connect(t.hosts[0]!, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 40_000, readOnly: false }, { onEvent: () => undefined, onClose: () => undefined });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no handshake from ${connectString} within ${timeoutMs} ms`)), timeoutMs)));
+  try {
+    const r = await Promise.race([attempt, timeout]);
+    if (r.kind !== 'connected') throw new Error(`${connectString}: session refused`);
+    return r.connection;
+  } catch (err) {
+    void attempt.then((r) => r.kind === 'connected' && r.connection.close(), () => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function must(c: Connection, req: Request): Promise<void> {
+  const r = await c.send(req);
+  if (r.err !== 0) throw new Error(`${c.server}: op ${req.type} on ${'path' in req ? req.path : ''} failed with ${r.err}`);
+}
+
+/** `window` loops each keeping one request in flight for `ms`; ops/s. */
+async function pipelined(op: () => Promise<void>, ms: number, window: number): Promise<number> {
   let done = 0;
-  let i = 0;
-  const until = performance.now() + SECONDS * 1000;
   const start = performance.now();
+  const end = start + ms;
   await Promise.all(
-    Array.from({ length: depth }, async () => {
-      while (performance.now() < until) {
-        await op(i++);
+    Array.from({ length: window }, async () => {
+      while (performance.now() < end) {
+        await op();
         done++;
       }
     }),
   );
-  void conn;
   return done / ((performance.now() - start) / 1000);
 }
 
-const results = new Map<string, Map<string, number>>();
-const put = (row: string, peer: string, v: number): void => {
-  if (!results.has(row)) results.set(row, new Map());
-  results.get(row)!.set(peer, v);
-};
-
-let run = 0;
-for (const forceSync of OPS ? [true, false] : []) {
-  // Both peers run at once and take turns, round by round, so both see the same disk and load.
-  const peers = [];
-  for (const make of [tenure, zk]) {
-    const dir = join(root, `ops-${run++}`);
-    const peer = await make(dir, forceSync);
-    const conn = await connect(peer.connectString);
-    await conn.send({ type: OpCode.create, path: '/b', data: null, acl, flags: 0 });
-    await conn.send({ type: OpCode.create, path: '/k', data: Buffer.alloc(100), acl, flags: 0 });
-    peers.push({ peer, conn, dir });
-  }
-  const data = Buffer.alloc(100, 1);
-  const fs = forceSync ? 'yes' : 'no';
-  for (const depth of [1, 10, 200]) {
-    const creates = peers.map(() => [] as number[]);
-    const sets = peers.map(() => [] as number[]);
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const [k, { conn }] of peers.entries()) {
-        const prefix = `/b/r${depth}-${r}-`;
-        creates[k]!.push(await rate(conn, depth, (i) => conn.send({ type: OpCode.create, path: `${prefix}${i}`, data, acl, flags: 0 })));
-        sets[k]!.push(await rate(conn, depth, () => conn.send({ type: OpCode.setData, path: '/k', data, version: -1 })));
+/** The rate cases on both servers, one forceSync setting: case → server → ops/s (median). */
+async function rates(forceSync: string, base: string): Promise<Map<string, Record<ServerName, number>>> {
+  log(`\nforceSync=${forceSync}: starting both servers`);
+  const servers = [await startTenure(join(base, `tenure-${forceSync}`), forceSync), await startZooKeeper(join(base, `zk-${forceSync}`), forceSync)];
+  const samples = new Map<string, Record<ServerName, number[]>>();
+  try {
+    const conns = new Map<ServerName, Connection>();
+    let seq = 0;
+    for (const s of servers) {
+      const c = await connect(s.connectString);
+      conns.set(s.name, c);
+      await must(c, { type: OpCode.create, path: '/rate', data, acl, flags: 0 });
+      await must(c, { type: OpCode.create, path: '/rate-d', data, acl, flags: 0 });
+    }
+    const ops = (c: Connection): Record<string, () => Promise<void>> => ({
+      create: () => must(c, { type: OpCode.create, path: `/rate/n${seq++}`, data, acl, flags: 0 }),
+      setData: () => must(c, { type: OpCode.setData, path: '/rate-d', data, version: -1 }),
+    });
+    log('warm-up');
+    for (const s of servers) for (const op of Object.values(ops(conns.get(s.name)!))) await pipelined(op, Math.min(1000, SECONDS * 500), 200);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const opName of ['create', 'setData']) {
+        for (const window of IN_FLIGHT) {
+          const key = `${opName} ${window} in flight`;
+          const order = (round + window) % 2 === 0 ? servers : [...servers].reverse();
+          for (const s of order) {
+            const r = await pipelined(ops(conns.get(s.name)!)[opName]!, SECONDS * 1000, window);
+            const entry = samples.get(key) ?? { tenure: [], zookeeper: [] };
+            entry[s.name].push(r);
+            samples.set(key, entry);
+          }
+        }
       }
+      log(`round ${round + 1}/${ROUNDS}: ${[...samples].map(([k, v]) => `${k}: ${fmt(v.tenure.at(-1)!)} vs ${fmt(v.zookeeper.at(-1)!)}`).join('; ')}`);
     }
-    for (const [k, { peer }] of peers.entries()) {
-      put(`create, ${depth} in flight, forceSync=${fs}`, peer.name, median(creates[k]!));
-      put(`setData, ${depth} in flight, forceSync=${fs}`, peer.name, median(sets[k]!));
-      console.error(`  ${peer.name} forceSync=${fs} depth ${depth}: create ${perSecond(median(creates[k]!))}, setData ${perSecond(median(sets[k]!))}`);
-    }
+    for (const c of conns.values()) c.close();
+  } finally {
+    for (const s of servers) await s.close();
+    rmSync(join(base, `tenure-${forceSync}`), { recursive: true, force: true });
+    rmSync(join(base, `zk-${forceSync}`), { recursive: true, force: true });
   }
-  for (const { peer, conn, dir } of peers) {
-    conn.close();
-    await peer.close();
-    rmSync(dir, { recursive: true, force: true });
+  return new Map([...samples].map(([k, v]) => [k, { tenure: median(v.tenure), zookeeper: median(v.zookeeper) }]));
+}
+
+interface RestartFigures {
+  emptyStartMs: number;
+  fillPerSec: number;
+  /** The slowest create of the fill: snapshots taken on the way show here. */
+  maxLatencyMs: number;
+  rssAfterFillKb: number;
+  servingMs: number | undefined;
+  firstRequestMs: number;
+  /** Txns after the newest snapshot, replayed from the log. */
+  logTxns: number;
+  rssAfterRestartKb: number;
+  dataDirBytes: number;
+}
+
+/** Spawned at t0: polls until an exists of /fill answers with every child; ms since t0. */
+async function firstRequest(connectString: string, t0: number, expectChildren: number): Promise<{ ms: number; zxid: bigint }> {
+  for (;;) {
+    try {
+      const c = await connect(connectString, 2000);
+      try {
+        const r = await c.send({ type: OpCode.exists, path: '/fill', watch: false });
+        const ms = performance.now() - t0;
+        if (r.err !== 0) throw new Error(`exists /fill failed with ${r.err}`);
+        const n = (r.response as { stat: { numChildren: number } }).stat.numChildren;
+        if (n !== expectChildren) throw new Error(`${connectString}: /fill has ${n} children after the restart, ${expectChildren} were acknowledged`);
+        return { ms, zxid: r.zxid };
+      } finally {
+        c.close();
+      }
+    } catch (err) {
+      if (/children after the restart|failed with/.test(String(err))) throw err;
+      await sleep(10);
+    }
   }
 }
 
-const extra: string[] = [];
-if (MILLION) {
-  for (const make of [tenure, zk]) {
-    const dir = join(root, `million-${run++}`);
-    // Snapshots every ~300-600 txns (a txn is a multi of 1,000 creates), so the restart reads a
-    // large snapshot and a log after it.
-    const peer = await make(dir, false, 600);
-    let conn = await connect(peer.connectString);
-    const t0 = performance.now();
-    const BATCH = 1000;
-    for (let d = 0; d < NODES / 10_000; d++) await conn.send({ type: OpCode.create, path: `/d${d}`, data: null, acl, flags: 0 });
-    const batches = Math.ceil(NODES / BATCH);
+/** The zxid of the newest snapshot in `dir`/version-2. */
+function newestSnapshotZxid(dir: string): bigint {
+  let max = -1n;
+  for (const name of readdirSync(join(dir, 'version-2'))) {
+    const m = /^snapshot\.([0-9a-f]+)$/.exec(name);
+    if (m && BigInt(`0x${m[1]}`) > max) max = BigInt(`0x${m[1]}`);
+  }
+  return max;
+}
+
+function duBytes(dir: string): number {
+  let total = 0;
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else total += statSync(p).blocks * 512; // preallocated logs are sparse: count what is on disk
+    }
+  };
+  walk(dir);
+  return total;
+}
+
+async function restartCase(name: ServerName, base: string): Promise<RestartFigures> {
+  const dir = join(base, `${name}-restart`);
+  log(`\n${name}: empty start, ${fmt(NODES)} creates, SIGKILL, restart (forceSync=${RESTART_SYNC})`);
+  const t0 = performance.now();
+  const server = name === 'tenure' ? await startTenure(dir, RESTART_SYNC) : await startZooKeeper(dir, RESTART_SYNC);
+  try {
+    const c = await connect(server.connectString);
+    const emptyStartMs = performance.now() - t0;
+    await must(c, { type: OpCode.create, path: '/fill', data, acl, flags: 0 });
     let next = 0;
+    let maxLatencyMs = 0;
+    const f0 = performance.now();
     await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        for (let b = next++; b < batches; b = next++) {
-          const ops = Array.from({ length: BATCH }, (_, j) => {
-            const n = b * BATCH + j;
-            return { type: OpCode.create, path: `/d${Math.floor(n / 10_000)}/n${n}`, data: Buffer.from(`node-${n}`), acl, flags: 0 } as const;
-          });
-          const r = await conn.send({ type: OpCode.multi, ops });
-          if (r.err !== 0) throw new Error(`multi failed ${r.err}`);
+      Array.from({ length: FILL_IN_FLIGHT }, async () => {
+        while (next < NODES) {
+          const t = performance.now();
+          await must(c, { type: OpCode.create, path: `/fill/n${String(next++).padStart(7, '0')}`, data, acl, flags: 0 });
+          maxLatencyMs = Math.max(maxLatencyMs, performance.now() - t);
         }
       }),
     );
-    const fill = (performance.now() - t0) / 1000;
-    // A little more in the log after the last snapshot.
-    for (let i = 0; i < 5000; i++) await conn.send({ type: OpCode.setData, path: '/d0/n0', data: Buffer.from(`v${i}`), version: -1 });
-    const pid = peer.pid();
-    const rss = pid === undefined ? NaN : Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
-    conn.close();
-    const k0 = performance.now();
-    await peer.restart();
-    conn = await connect(peer.connectString);
-    const r = await conn.send({ type: OpCode.getData, path: `/d0/n0`, watch: false });
-    const restartS = (performance.now() - k0) / 1000;
-    if (r.err !== 0) throw new Error('node missing after restart');
-    const files = readdirSync(join(dir, 'version-2'));
-    put(`restart with ${NODES.toLocaleString('en')} nodes (s)`, peer.name, restartS);
-    put(`RSS with ${NODES.toLocaleString('en')} nodes (MB)`, peer.name, rss / 1024 / 1024);
-    extra.push(`${peer.name}: filled ${NODES.toLocaleString('en')} nodes in ${fill.toFixed(1)} s; files ${files.filter((f) => f.startsWith('snapshot')).length} snapshots, ${files.filter((f) => f.startsWith('log')).length} logs`);
-    console.error(`  ${peer.name}: restart ${restartS.toFixed(2)} s, RSS ${(rss / 1024 / 1024).toFixed(0)} MB`);
-    conn.close();
-    await peer.close();
+    const fillPerSec = NODES / ((performance.now() - f0) / 1000);
+    log(`  filled at ${fmt(fillPerSec)} creates/s, slowest create ${fmt(maxLatencyMs)} ms`);
+    c.close();
+    await sleep(2000);
+    const rssAfterFillKb = rssKb(server.pid());
+    await server.kill();
+    const dataDirBytes = duBytes(dir);
+    const snapshotZxid = newestSnapshotZxid(dir);
+    const t1 = performance.now();
+    const { serving } = await server.restart();
+    const [servingMs, first] = await Promise.all([serving, firstRequest(server.connectString, t1, NODES)]);
+    const firstRequestMs = first.ms;
+    // zxids count txns within an epoch (both servers here stay in epoch 0)
+    const logTxns = Number(first.zxid - snapshotZxid);
+    await sleep(2000);
+    const rssAfterRestartKb = rssKb(server.pid());
+    log(`  restart: snapshot at ${fmt(Number(snapshotZxid))} txns plus ${fmt(logTxns)} in the log; ${secs(firstRequestMs)} to the first request; RSS ${mb(rssAfterFillKb)} after the fill, ${mb(rssAfterRestartKb)} after the restart`);
+    return { emptyStartMs, fillPerSec, maxLatencyMs, rssAfterFillKb, servingMs: name === 'tenure' ? servingMs : undefined, firstRequestMs, logTxns, rssAfterRestartKb, dataDirBytes };
+  } finally {
+    await server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
-rmSync(root, { recursive: true, force: true });
 
-console.log('| case | tenure-server | ZooKeeper 3.8 | ratio |');
-console.log('|---|---|---|---|');
-for (const [row, m] of results) {
-  const a = m.get('tenure-server');
-  const b = m.get('ZooKeeper 3.8');
-  const unit = row.includes('(s)') || row.includes('(MB)');
-  const f = (v: number | undefined): string => (v === undefined ? '-' : unit ? v.toFixed(row.includes('(s)') ? 2 : 0) : perSecond(v));
-  console.log(`| ${row} | ${f(a)} | ${f(b)} | ${a !== undefined && b !== undefined ? (a / b).toFixed(2) : '-'} |`);
+async function main(): Promise<void> {
+  const started = performance.now();
+  if (!process.argv.includes('--no-build')) {
+    log('building @tenure/server (npx tsc -b packages/server) so the bin runs the current sources');
+    execFileSync('npx', ['tsc', '-b', 'packages/server'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const base = mkdtempSync(join(BASE, 'tenure-bench-durable-'));
+  const df = execFileSync('df', ['-P', base], { encoding: 'utf8' }).trim().split('\n').pop()!.split(/\s+/);
+  if (df[0] === 'tmpfs') throw new Error(`${base} is on tmpfs: fsync would cost nothing; pass --dir on a real disk`);
+  log(`data dirs under ${base} (${df[0]}, mounted on ${df[5]})`);
+  const load0 = loadavg()[0]!;
+  try {
+    const rateResults = new Map<string, Map<string, Record<ServerName, number>>>();
+    if (ONLY !== 'restart') for (const forceSync of ['yes', 'no']) rateResults.set(forceSync, await rates(forceSync, base));
+    const restart = ONLY === 'rates' ? undefined : { tenure: await restartCase('tenure', base), zookeeper: await restartCase('zookeeper', base) };
+
+    const rows: string[][] = [];
+    for (const [forceSync, cases] of rateResults) {
+      for (const [key, v] of cases) rows.push([`${key} (ops/s)`, forceSync, fmt(v.tenure), fmt(v.zookeeper), `${(v.tenure / v.zookeeper).toFixed(2)}×`]);
+    }
+    const t = restart?.tenure;
+    const z = restart?.zookeeper;
+    const r = RESTART_SYNC;
+    const n = fmt(NODES);
+    if (t && z)
+      rows.push(
+      [`fill: ${n} creates, ${FILL_IN_FLIGHT} in flight (creates/s)`, r, fmt(t.fillPerSec), fmt(z.fillPerSec), `${(t.fillPerSec / z.fillPerSec).toFixed(2)}×`],
+      [`fill: the slowest create (1000 in flight)`, r, `${fmt(t.maxLatencyMs)} ms`, `${fmt(z.maxLatencyMs)} ms`, `${(t.maxLatencyMs / z.maxLatencyMs).toFixed(2)}×`],
+      [`restart with ${n} nodes: to the first request`, r, secs(t.firstRequestMs), secs(z.firstRequestMs), `${(t.firstRequestMs / z.firstRequestMs).toFixed(2)}×`],
+      [`restart with ${n} nodes: to the serving log line`, r, secs(t.servingMs!), '-', '-'],
+      [`restart with ${n} nodes: txns replayed after the snapshot`, r, fmt(t.logTxns), fmt(z.logTxns), '-'],
+      ['empty start: to the first request', r, secs(t.emptyStartMs), secs(z.emptyStartMs), `${(t.emptyStartMs / z.emptyStartMs).toFixed(2)}×`],
+      [`RSS with ${n} nodes, after the fill`, r, mb(t.rssAfterFillKb), mb(z.rssAfterFillKb), `${(t.rssAfterFillKb / z.rssAfterFillKb).toFixed(2)}×`],
+      [`RSS with ${n} nodes, after the restart`, r, mb(t.rssAfterRestartKb), mb(z.rssAfterRestartKb), `${(t.rssAfterRestartKb / z.rssAfterRestartKb).toFixed(2)}×`],
+      [`disk used with ${n} nodes (snapshots + logs, no purge)`, r, mb(t.dataDirBytes / 1024), mb(z.dataDirBytes / 1024), `${(t.dataDirBytes / z.dataDirBytes).toFixed(2)}×`],
+    );
+    const header = ['measure', 'forceSync', 'tenure-server', 'ZooKeeper 3.8', 'Tenure / ZooKeeper'];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+    console.log(`\ntenure-server vs ZooKeeper 3.8, durable on ${df[0]} (node ${process.version}, ${cpus().length} cpus, ${new Date().toISOString()})`);
+    console.log(`${SECONDS} s per case, median of ${ROUNDS} rounds, ${PAYLOAD}-byte payloads, snapCount ${SNAP_COUNT}; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}; took ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    console.log(line(header));
+    console.log(`|${widths.map((w, i) => (i >= 2 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`);
+    for (const row of rows) console.log(line(row));
+    console.log('\nops/s: higher is better; restart times and memory: lower is better (a ratio below 1 favours tenure-server).');
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
 }
-for (const e of extra) console.log(`- ${e}`);
+
+await main();

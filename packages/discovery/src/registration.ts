@@ -4,11 +4,12 @@
  * registrationTimeUTC included, as in Curator) after its session is lost.
  *
  * Curator re-creates a node it finds in its place (create; on NodeExists delete and create again)
- * so that watchers see the registration; we delete first, then let the PersistentNode create.
+ * so that watchers see the registration; so does our PersistentNode (`replaceExisting`): one
+ * create round trip when the path is free, as in Curator.
  * DYNAMIC_SEQUENTIAL nodes are named `<id><10-digit sequence>`, and keep that name when re-created
  * (Curator makes an additional node each time).
  */
-import { ClosedError, CreateMode, NoNodeError, type Client, type Logger, type WaitOptions } from '@tenure/client';
+import { ClosedError, CreateMode, type Client, type Logger, type WaitOptions } from '@tenure/client';
 import { PersistentNode } from '@tenure/nodes';
 import type { InstanceSerializer } from './json-instance-serializer.js';
 import type { ServiceInstance, ServiceType } from './service-instance.js';
@@ -43,6 +44,8 @@ export class Registration {
       path,
       mode: MODES[instance.serviceType],
       data: settings.serializer.serialize(instance),
+      // A sequential name is new each time: nothing to replace.
+      replaceExisting: instance.serviceType !== 'DYNAMIC_SEQUENTIAL',
       logger: settings.logger,
       ...(settings.rejoinJitterMs !== undefined ? { rejoinJitterMs: settings.rejoinJitterMs } : {}),
     });
@@ -55,21 +58,13 @@ export class Registration {
   }
 
   /**
-   * Replaces a node found at our path (so watchers fire), then creates ours and waits for it; all
+   * Creates our node (replacing one found at our path, so watchers fire) and waits for it; all
    * within `options` (TimeoutError, AbortError, ClosedError).
    */
   start(options: WaitOptions): Promise<void> {
     const client = this.settings.client;
     return client.wait(
       async (signal) => {
-        if (this.instance.serviceType !== 'DYNAMIC_SEQUENTIAL') {
-          try {
-            await client.delete(this.path, { signal });
-          } catch (err) {
-            if (!(err instanceof NoNodeError)) throw err;
-          }
-        }
-        if (signal.aborted) return;
         if (this.closed) throw new ClosedError(`registration ${this.path}`);
         this.node.start();
         await this.node.waitForInitialCreate({ signal });

@@ -11,8 +11,8 @@
  * - `<basePath>/<name>` and `<basePath>`: created as containers when missing, so the server
  *   removes them once empty.
  *
- * Registering replaces a node found at the instance's path (deleted, then created), so watchers
- * see it, as in Curator. close() unregisters (deletes) every instance registered through this
+ * Registering replaces a node found at the instance's path (create; on NodeExists delete and
+ * create again), so watchers see it, as in Curator. close() unregisters (deletes) every instance registered through this
  * object, STATIC and PERMANENT too, and closes the caches and providers made by it.
  */
 import { EventEmitter } from 'eventemitter3';

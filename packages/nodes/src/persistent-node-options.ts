@@ -1,6 +1,6 @@
 /** PersistentNode's options and events, and the options checked and filled in once. */
 import { CreateMode, RetryPolicies, type ACL, type Logger, type NodeData, type RetryPolicy } from '@tenure/client';
-import { isTtlMode, validatePath } from '@tenure/protocol';
+import { isTtlMode, nonSequentialMode, validatePath } from '@tenure/protocol';
 import type { NodeConflictError } from './errors.js';
 
 export interface PersistentNodeEvents {
@@ -41,12 +41,20 @@ export interface PersistentNodeOptions {
   maxRetryMs?: number;
   /** Delete the node on close. Default true (PersistentTtlNode leaves its node to its TTL). */
   deleteOnClose?: boolean;
+  /**
+   * The first create replaces a node found at `path`: it is sent at once (no check before it), and
+   * on NodeExists whatever is there is deleted (any owner, once) and created again, so watchers see
+   * the node go and come back (Curator's ServiceDiscovery registration). Later creates (after a
+   * delete or a session loss) follow the ownership rule. Not with `protection` or a sequential
+   * mode (their names are new). Default false.
+   */
+  replaceExisting?: boolean;
   /** Default: a child of the client's logger. */
   logger?: Logger;
 }
 
 /** The options, checked, with their defaults. `retryPolicy` undefined means the client's. */
-export type NodeSettings = Required<Pick<PersistentNodeOptions, 'path' | 'mode' | 'protection' | 'useParentCreation' | 'rejoinJitterMs' | 'deleteOnClose'>> &
+export type NodeSettings = Required<Pick<PersistentNodeOptions, 'path' | 'mode' | 'protection' | 'useParentCreation' | 'rejoinJitterMs' | 'deleteOnClose' | 'replaceExisting'>> &
   Pick<PersistentNodeOptions, 'ttlMs' | 'acl' | 'retryPolicy' | 'logger'>;
 
 export function nodeSettings(options: PersistentNodeOptions): NodeSettings {
@@ -67,8 +75,17 @@ export function nodeSettings(options: PersistentNodeOptions): NodeSettings {
     rejoinJitterMs: nonNegative('rejoinJitterMs', options.rejoinJitterMs) ?? 1000,
     retryPolicy: options.retryPolicy ?? retryOverride(options),
     deleteOnClose: options.deleteOnClose ?? true,
+    replaceExisting: replaceExisting(options, mode),
     logger: options.logger,
   };
+}
+
+function replaceExisting(options: PersistentNodeOptions, mode: CreateMode): boolean {
+  if (!options.replaceExisting) return false;
+  if (options.protection || nonSequentialMode(mode) !== mode) {
+    throw new RangeError(`PersistentNode ${options.path}: replaceExisting needs a fixed name (no protection, no sequential mode)`);
+  }
+  return true;
 }
 
 function retryOverride({ retryMs, maxRetryMs }: PersistentNodeOptions): RetryPolicy | undefined {

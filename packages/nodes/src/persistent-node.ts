@@ -19,7 +19,10 @@
  *    does not become a herd of creates and watch notifications.
  * 6. NoAuth stops the node and is reported as an `error` event. Other failures are retried with
  *    backoff from the retry policy.
- * 7. close(): remove our watches, delete the node (a guaranteed delete); a create that completes
+ * 7. With `replaceExisting`, the first create goes out without a check and replaces a node it
+ *    finds (delete, create again), as Curator's ServiceDiscovery registers: one round trip when
+ *    the path is free.
+ * 8. close(): remove our watches, delete the node (a guaranteed delete); a create that completes
  *    after close is deleted too.
  */
 import { EventEmitter } from 'eventemitter3';
@@ -85,6 +88,11 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   /** No create before this clock time (the jitter after LOST). */
   private notBefore = 0;
   private failures = 0;
+  /**
+   * `replaceExisting`: 'first' until the first create answered (created, or NodeExists: delete,
+   * then 'again': one more create without a check). null: the ownership rule.
+   */
+  private replace: 'first' | 'again' | null;
   /** The first create (or adoption), or what ended the node before it; `initialEnd` once settled. */
   private readonly initial: Promise<void>;
   private endInitial!: (error: Error | null) => void;
@@ -102,6 +110,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     this.log = settings.logger ?? client.childLogger({ recipe: 'persistentNode', path: settings.path });
     this.runner = new PassRunner(client.clock, () => this.pass(), (err) => this.failed(err));
     this.data = toBuffer(options.data);
+    this.replace = settings.replaceExisting ? 'first' : null;
     // Unprotected non-sequential nodes have their name from the start.
     if (!this.protection && nonSequentialMode(this.mode) === this.mode) this.nodePath = this.basePath;
     this.initial = new Promise((resolve, reject) => {
@@ -207,7 +216,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     // Each round either settles or changes something (a stale node deleted, a node created).
     for (let round = 0; round < 8 && this.active; round++) {
       const path = this.nodePath;
-      if (path !== undefined) {
+      if (path !== undefined && this.replace === null) {
         const stat = await this.client.exists(path, { watch: this.onWatch });
         if (!this.active) return;
         if (stat !== null) {
@@ -241,16 +250,33 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
         await this.client.delete(r.path, { guaranteed: true }).catch(() => {});
         return false;
       }
+      this.replace = null;
       this.nodePath = r.path;
       this.written = Math.max(this.written, gen);
       this.markPresent(r.path);
       return true; // the check sets the watch (and writes data set meanwhile)
     } catch (err) {
-      if (!(err instanceof NodeExistsError)) throw err;
+      if (!(err instanceof NodeExistsError)) throw err; // a retry creates again (replace kept)
+      if (this.replace === 'first') return this.replaceFound(target);
+      this.replace = null;
       // Only a fixed name can be in the way (protected names are new, sequential ones unique).
       this.nodePath = protectedId !== undefined ? joinPath(parentPath(target), protectedPrefix(protectedId) + nodeName(target)) : target;
       return true;
     }
+  }
+
+  /** `replaceExisting`: delete what the first create found (so watchers fire), then create once more. */
+  private async replaceFound(path: string): Promise<boolean> {
+    this.replace = 'again';
+    try {
+      await this.client.delete(path);
+    } catch (err) {
+      if (!(err instanceof NoNodeError)) {
+        this.replace = null; // e.g. NotEmpty, NoAuth: the ownership rule judges it next time
+        throw err;
+      }
+    }
+    return true;
   }
 
   /** The node at `path` is ours: watch set, data written if needed, initial create done. */

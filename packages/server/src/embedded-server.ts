@@ -149,7 +149,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
    * With `tls`, serves it on TLS instead (tls-listener.ts): a verified client certificate
    * authenticates the connection as `x509:<subject>`. With `webSocket`, serves it on WebSocket
    * instead, one frame per binary message (see ws-listener.ts); with `tls` too, on `wss://`
-   * (client certificates give no x509 identity there yet). `listen` may be called again for
+   * (a verified client certificate is `x509:<subject>` there too). `listen` may be called again for
    * each listener wanted (plaintext, TLS and WebSocket side by side). Resolves with the bound
    * address (port 0 picks a free one). close() stops it.
    */

@@ -10,14 +10,15 @@
  * message that is not exactly one frame, an undecodable handshake or request header.
  */
 import type { IncomingMessage } from 'node:http';
-import type { TlsOptions } from 'node:tls';
+import { TLSSocket, type TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { AbortError, ErrorCode, ProtocolError, frame } from '@tenure/protocol';
 import { connectRequestHasReadOnly, decodeConnectRequest, decodeRequest, encodeConnectResponse, encodeNotificationFrame, encodeReplyFrame } from '@tenure/protocol';
 import type { CloseReason, Reply, WatcherEvent } from '@tenure/protocol';
-import type { AcceptResult, FrontDoor } from './front-door.js';
+import type { AcceptResult, FrontDoor, PeerInfo } from './front-door.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';
 import type { ListenOptions } from './tcp-listener.js';
+import { peerOf } from './tls-listener.js';
 import { WebSocketEndpoint, batchWrites, frameProblem, messageBuffer } from './websocket-endpoint.js';
 import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 
@@ -71,7 +72,18 @@ export class WebSocketListener {
       ws.terminate();
       return;
     }
-    const c = new WebSocketConnection(this, ws, req.socket.remoteAddress, this.handshakeTimeoutMs);
+    let peer: PeerInfo = { address: req.socket.remoteAddress };
+    if (req.socket instanceof TLSSocket) {
+      // wss://: a client certificate the server verified is the x509 identity, as on the TLS listener.
+      try {
+        peer = peerOf(req.socket);
+      } catch (err) {
+        this.server.logger?.warn({ err, remote: req.socket.remoteAddress }, 'unreadable client certificate subject');
+        ws.terminate();
+        return;
+      }
+    }
+    const c = new WebSocketConnection(this, ws, peer, this.handshakeTimeoutMs);
     this.connections.add(c);
   }
 }
@@ -91,15 +103,18 @@ class WebSocketConnection implements ConnectionSink {
   /** An oversized frame was handed to the pipeline, which closes the connection: later input is dropped. */
   private refused = false;
   private readonly server: FrontDoor;
+  private readonly address: string | undefined;
   /** Corks the socket until the end of the microtask: a flush's frames leave in one write. */
   private readonly batch: () => void;
 
   constructor(
     private readonly listener: WebSocketListener,
     private readonly ws: WebSocket,
-    private readonly address: string | undefined,
+    private readonly peer: PeerInfo,
     handshakeTimeoutMs: number,
   ) {
+    this.address = peer.address;
+    const address = this.address;
     this.server = listener.server;
     this.batch = batchWrites(ws);
     ws.binaryType = 'nodebuffer';
@@ -161,7 +176,7 @@ class WebSocketConnection implements ConnectionSink {
       readOnly: hello.readOnly,
       signal: this.abort.signal,
     };
-    this.server.accept(params, this, this.address === undefined ? undefined : { address: this.address }).then(
+    this.server.accept(params, this, this.address === undefined && this.peer.x509Subject === undefined ? undefined : this.peer).then(
       (result) => this.accepted(result, withReadOnly),
       (err: unknown) => {
         // Closed, restarting, or the client has seen a newer zxid: close without an answer.

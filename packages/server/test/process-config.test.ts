@@ -150,11 +150,9 @@ describe('zoo.cfg', () => {
     expect(err.message).toMatch(/:2: .* is an ensemble setting; tenure-server is a standalone server.*ZooKeeper ensemble/);
   });
 
-  test('TLS, SASL and WebSocket keys are parsed (a bad value names its key) and refused until this build serves them', () => {
-    expect(configError(() => loadSettings(['--config', cfg('secureClientPort=2281\n')])).message).toMatch(/secureClientPort: TLS is not served by this build/);
-    expect(configError(() => loadSettings(['--config', cfg('ssl.keyStore.location=/k.pem\n')])).key).toBe('ssl.keyStore.location');
-    expect(configError(() => loadSettings(['--config', cfg('sasl.usersFile=/u\n')])).message).toMatch(/SASL is not served/);
-    expect(configError(() => loadSettings(['--ws-port', '8080'])).message).toMatch(/WebSocket is not served/);
+  test('TLS keys: a bad value names its key; secureClientPort without a key store is an error', () => {
+    expect(configError(() => loadSettings(['--config', cfg('secureClientPort=2281\n')])).message).toMatch(/secureClientPort needs ssl\.keyStore\.location/);
+    expect(configError(() => loadSettings(['--config', cfg('ssl.clientAuth=maybe\n')])).key).toBe('ssl.clientAuth');
     expect(configError(() => loadSettings(['--config', cfg('secureClientPort=x\n')])).message).toMatch(/bad value for secureClientPort/);
   });
 
@@ -205,9 +203,8 @@ describe('flags', () => {
 test("the README's operator table has every key and flag", () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf('## Running tenure-server'));
-  for (const k of KEYS.filter((k) => k.unsupported === undefined)) {
+  for (const k of KEYS) {
     expect(section).toContain(`\`${k.key}\``);
     if (k.flag !== undefined) expect(section).toContain(`\`--${k.flag}\``);
   }
-  for (const k of KEYS.filter((k) => k.unsupported !== undefined)) expect(section).toContain(k.key.startsWith('ssl.') ? k.key.split('.').slice(0, 2).join('.') : k.key);
 });

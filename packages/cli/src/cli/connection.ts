@@ -1,7 +1,7 @@
 /**
  * From the global options to a started client: `--auth` as the client's authInfo, `--sasl` as its
- * SASL DIGEST-MD5 option. TLS (`--tls-ca/--tls-cert/--tls-key`) is parsed but refused here until
- * @tenure/client has its `tls` option (issue 15); this is the one place to wire it.
+ * SASL DIGEST-MD5 option, `--tls-ca/--tls-cert/--tls-key` as its `tls` option (a secure client
+ * port; host names verified).
  */
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
@@ -9,15 +9,15 @@ import { createClient, RetryPolicies, TimeoutError, type Client } from '@tenure/
 import type { GlobalOptions } from './global-options.js';
 import { UsageError } from './usage-error.js';
 
-/** Refuses the connection options this build cannot honour, before anything connects. */
+/** Refuses connection options that cannot work (a TLS file that cannot be read, half a key pair), before anything connects. */
 export function checkConnectionOptions(o: GlobalOptions): void {
-  const tls = [o.tlsCa && '--tls-ca', o.tlsCert && '--tls-cert', o.tlsKey && '--tls-key'].filter(Boolean);
-  if (tls.length > 0) throw new UsageError(`${tls.join(', ')}: TLS connections are not available yet in this build of @tenure/client (issue 15); connect to a plain client port`);
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new UsageError(`${o.tlsCert === undefined ? '--tls-key' : '--tls-cert'} needs ${o.tlsCert === undefined ? '--tls-cert' : '--tls-key'} too (a client certificate and its key)`);
+  tlsOptionsOf(o);
 }
 
 /**
  * Node's TLS options from `--tls-ca/--tls-cert/--tls-key` (the files read now), or undefined without
- * them. The client's `tls` option (issue 15) and the four-letter words of `sessions` take these.
+ * them. The client's `tls` option and the four-letter words of `sessions` take these.
  */
 export function tlsOptionsOf(o: GlobalOptions): ConnectionOptions | undefined {
   if (!o.tlsCa && !o.tlsCert && !o.tlsKey) return undefined;
@@ -29,14 +29,20 @@ export function tlsOptionsOf(o: GlobalOptions): ConnectionOptions | undefined {
       throw new UsageError(`${flag}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
   };
-  return { ca: read('--tls-ca', o.tlsCa), cert: read('--tls-cert', o.tlsCert), key: read('--tls-key', o.tlsKey) };
+  const ca = read('--tls-ca', o.tlsCa);
+  const cert = read('--tls-cert', o.tlsCert);
+  const key = read('--tls-key', o.tlsKey);
+  // Only what was given: an absent `ca` keeps Node's trusted CAs.
+  return { ...(ca === undefined ? {} : { ca }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
 }
 
 /** A client for `o.server`, started; rejects with a one-line error when no server answers within `o.timeoutMs`. */
 export async function connect(o: GlobalOptions): Promise<Client> {
   checkConnectionOptions(o);
+  const tls = tlsOptionsOf(o);
   const client = createClient({
     connectString: o.server,
+    ...(tls === undefined ? {} : { tls }),
     authInfo: o.auth,
     ...(o.sasl ? { sasl: { mechanism: 'DIGEST-MD5' as const, username: o.sasl.username, password: o.sasl.password } } : {}),
     sessionTimeoutMs: 30_000,

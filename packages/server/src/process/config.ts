@@ -7,10 +7,11 @@
  * - A bad value is a ConfigError that names the key (and the file and line, or the flag).
  * - Ensemble keys (`server.N`, `initLimit`, `syncLimit`, …) are a ConfigError: this is a
  *   standalone server; a larger deployment moves to a ZooKeeper ensemble.
- * - Keys for features this build does not have yet (TLS, SASL, WebSocket) are parsed, so a bad
- *   value still names its key, then refused with a message saying so.
+ * - TLS stores (ssl.keyStore.*, ssl.trustStore.*: tls-stores.ts) and SASL users come from files (a JAAS config's Server section, or a users file: sasl-users.ts),
+ *   read by loadSettings (main.ts) into `tls` and `saslUsers`.
  */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import type { TlsOptions } from 'node:tls';
 import type { PropertyEntry } from './properties.js';
 
 /** A configuration that cannot be served: the message names the key and where it came from. */
@@ -60,13 +61,30 @@ export interface ServerSettings {
   metricsPort: number | undefined;
   metricsHost: string;
   logLevel: LogLevel;
-  /** TLS, SASL and WebSocket keys, parsed but not served by this build (see `unsupported`). */
+  /** A TLS client port (ZooKeeper's secureClientPort) beside clientPort. */
   secureClientPort: number | undefined;
+  /** Absent: clientPortAddress. */
   secureClientPortAddress: string | undefined;
+  /** The `ssl.*` keys as given (tls-stores.ts reads them). */
   ssl: Record<string, string>;
+  /** Node's TLS options read from the ssl.* stores (by loadSettings), with secureClientPort. */
+  tls: TlsOptions | undefined;
+  /** Serve the WebSocket port as wss:// with the same TLS options. */
+  webSocketSecure: boolean;
+  /** A JAAS login config whose Server section lists the DIGEST-MD5 users (sasl-users.ts). */
+  jaasConfig: string | undefined;
+  /** `name=password` lines: DIGEST-MD5 users. */
   saslUsersFile: string | undefined;
+  /** The users read from jaasConfig and saslUsersFile (by loadSettings); absent: no SASL users. */
+  saslUsers: Readonly<Record<string, string>> | undefined;
+  /** A WebSocket listener (one ZooKeeper frame per binary message) beside the client port. */
   webSocketPort: number | undefined;
+  /** Absent: clientPortAddress. */
+  webSocketPortAddress: string | undefined;
+  /** Absent: '/zookeeper'. */
   webSocketPath: string | undefined;
+  /** Browser origins allowed; absent: every origin. */
+  webSocketOrigins: readonly string[] | undefined;
 }
 
 /** The four-letter words ZooKeeper 3.8 knows. */
@@ -97,9 +115,15 @@ export function defaultSettings(): ServerSettings {
     secureClientPort: undefined,
     secureClientPortAddress: undefined,
     ssl: {},
+    tls: undefined,
+    webSocketSecure: false,
+    jaasConfig: undefined,
     saslUsersFile: undefined,
+    saslUsers: undefined,
     webSocketPort: undefined,
+    webSocketPortAddress: undefined,
     webSocketPath: undefined,
+    webSocketOrigins: undefined,
   };
 }
 
@@ -124,6 +148,24 @@ function nonEmpty(v: string): string {
   if (v === '') throw new Error('is empty');
   return v;
 }
+function urlPath(v: string): string {
+  if (!v.startsWith('/')) throw new Error(`${JSON.stringify(v)} does not start with /`);
+  return v;
+}
+function origins(v: string): readonly string[] {
+  const list = v.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  if (list.length === 0) throw new Error('is empty');
+  for (const o of list) {
+    let ok = false;
+    try {
+      ok = new URL(o).origin !== 'null';
+    } catch {
+      // not a URL
+    }
+    if (!ok) throw new Error(`${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+  }
+  return list;
+}
 function words(v: string): readonly string[] | '*' {
   const list = v.split(',').map((w) => w.trim()).filter((w) => w !== '');
   if (list.includes('*')) return '*';
@@ -140,21 +182,23 @@ export interface ConfigKey {
   arg: string;
   help: string;
   apply(s: ServerSettings, value: string): void;
-  /** Why this build refuses the key once parsed (TLS, SASL, WebSocket not here yet). */
-  unsupported?: string;
 }
 
-const TLS_MISSING = 'TLS is not served by this build of tenure-server yet (it comes with the connections issue): remove the key, or use a ZooKeeper server for TLS';
-const SASL_MISSING = 'SASL is not served by this build of tenure-server yet (it comes with the connections issue): remove the key, or use a ZooKeeper server for SASL';
-const WS_MISSING = 'WebSocket is not served by this build of tenure-server yet (it comes with the connections issue): remove the key';
-
-const sslKey = (name: string, help: string): ConfigKey => ({
+const sslKey = (name: string, help: string, check: (v: string) => string = nonEmpty): ConfigKey => ({
   key: name,
   arg: 'value',
   help,
-  apply: (s, v) => void (s.ssl[name] = nonEmpty(v)),
-  unsupported: TLS_MISSING,
+  apply: (s, v) => void (s.ssl[name] = check(v)),
 });
+function oneOf(...values: string[]): (v: string) => string {
+  return (v) => {
+    if (!values.includes(v.toLowerCase())) throw new Error(`${JSON.stringify(v)} is not ${values.join(', ')}`);
+    return v;
+  };
+}
+
+const JAAS_HELP = "a JAAS file: its Server section's DigestLoginModule user_<name>=\"<password>\" options are the SASL users";
+const ORIGINS_HELP = 'browser origins allowed, comma-separated (default: every origin; clients without an Origin header are always let in)';
 
 /** Every key tenure-server reads, in --help order. */
 export const KEYS: readonly ConfigKey[] = [
@@ -204,18 +248,22 @@ export const KEYS: readonly ConfigKey[] = [
       s.metricsPort ??= 7000;
     },
   },
-  { key: 'secureClientPort', flag: 'secure-port', arg: 'port', help: 'TLS client port (not in this build yet)', apply: (s, v) => void (s.secureClientPort = port(v)), unsupported: TLS_MISSING },
-  { key: 'secureClientPortAddress', arg: 'address', help: 'address of the TLS port (not in this build yet)', apply: (s, v) => void (s.secureClientPortAddress = nonEmpty(v)), unsupported: TLS_MISSING },
-  sslKey('ssl.keyStore.location', 'server key and certificate, PEM or PKCS12 (not in this build yet)'),
-  sslKey('ssl.keyStore.password', 'key store password (not in this build yet)'),
-  sslKey('ssl.keyStore.type', 'PEM or PKCS12 (not in this build yet)'),
-  sslKey('ssl.trustStore.location', 'CA certificates for client certificates (not in this build yet)'),
-  sslKey('ssl.trustStore.password', 'trust store password (not in this build yet)'),
-  sslKey('ssl.trustStore.type', 'PEM or PKCS12 (not in this build yet)'),
-  sslKey('ssl.clientAuth', 'none, want or need (not in this build yet)'),
-  { key: 'sasl.usersFile', arg: 'file', help: 'SASL DIGEST-MD5 users, `user=password` lines (not in this build yet)', apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)), unsupported: SASL_MISSING },
-  { key: 'webSocketPort', flag: 'ws-port', arg: 'port', help: 'WebSocket client port (not in this build yet)', apply: (s, v) => void (s.webSocketPort = port(v)), unsupported: WS_MISSING },
-  { key: 'webSocketPath', arg: 'path', help: 'WebSocket path (not in this build yet)', apply: (s, v) => void (s.webSocketPath = nonEmpty(v)), unsupported: WS_MISSING },
+  { key: 'secureClientPort', flag: 'secure-port', arg: 'port', help: 'a TLS client port beside clientPort (default: off)', apply: (s, v) => void (s.secureClientPort = port(v)) },
+  { key: 'secureClientPortAddress', flag: 'secure-host', arg: 'address', help: 'address of the TLS port (default clientPortAddress)', apply: (s, v) => void (s.secureClientPortAddress = nonEmpty(v)) },
+  sslKey('ssl.keyStore.location', 'server key and certificate chain: one PEM file, or PKCS12'),
+  sslKey('ssl.keyStore.password', 'PKCS12 password, or the PEM key passphrase'),
+  sslKey('ssl.keyStore.type', 'PEM or PKCS12 (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
+  sslKey('ssl.trustStore.location', 'CA certificates (PEM) client certificates must chain to'),
+  sslKey('ssl.trustStore.password', 'trust store password (unused for PEM)'),
+  sslKey('ssl.trustStore.type', 'PEM (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
+  sslKey('ssl.clientAuth', 'need (default), want or none: client certificates', oneOf('need', 'want', 'none')),
+  { key: 'java.security.auth.login.config', flag: 'jaas-config', arg: 'file', help: JAAS_HELP, apply: (s, v) => void (s.jaasConfig = nonEmpty(v)) },
+  { key: 'sasl.usersFile', flag: 'sasl-users-file', arg: 'file', help: 'SASL DIGEST-MD5 users, one name=password line each', apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)) },
+  { key: 'webSocketPort', flag: 'ws-port', arg: 'port', help: 'a WebSocket client port beside clientPort (default: off)', apply: (s, v) => void (s.webSocketPort = port(v)) },
+  { key: 'webSocketPortAddress', flag: 'ws-host', arg: 'address', help: 'address of the WebSocket port (default clientPortAddress)', apply: (s, v) => void (s.webSocketPortAddress = nonEmpty(v)) },
+  { key: 'webSocketPath', flag: 'ws-path', arg: 'path', help: 'the path upgraded to WebSocket (default /zookeeper)', apply: (s, v) => void (s.webSocketPath = urlPath(v)) },
+  { key: 'webSocketOrigins', flag: 'ws-origins', arg: 'origins', help: ORIGINS_HELP, apply: (s, v) => void (s.webSocketOrigins = origins(v)) },
+  { key: 'webSocketSecure', flag: 'ws-secure', arg: 'true|false', help: 'serve the WebSocket port as wss:// with the ssl.* stores (default false)', apply: (s, v) => void (s.webSocketSecure = bool(v)) },
 ];
 
 const BY_KEY = new Map(KEYS.map((k) => [k.key, k]));
@@ -224,7 +272,11 @@ export const BY_FLAG = new Map(KEYS.filter((k) => k.flag !== undefined).map((k) 
 /** Keys of a ZooKeeper ensemble. */
 const ENSEMBLE = /^(server\.\d+|group\.\d+|weight\.\d+|initLimit|syncLimit|electionAlg|electionPort|peerType|dynamicConfigFile|leaderServes|quorumListenOnAllIPs)$/;
 /** ZooKeeper keys read and deliberately not served here: a warning, not an error. */
-const IGNORED = /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\.\d+|skipACL|audit\.enable|maxCnxns)$/;
+const IGNORED = /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\..+|skipACL|audit\.enable|maxCnxns)$/;
+/** Auth providers tenure-server always has: naming them (as a ZooKeeper SASL or TLS config does) is no warning. */
+const BUILT_IN_PROVIDER = /(SASLAuthenticationProvider|X509AuthenticationProvider|DigestAuthenticationProvider)$/;
+/** ZooKeeper's connection factories: TLS needs Netty there; every listener here is built in. */
+const CNXN_FACTORY = /(NettyServerCnxnFactory|NIOServerCnxnFactory)$/;
 
 /** Where a value came from, for messages: `zoo.cfg:12` or `--port`. */
 export type Origin = { file: string; line: number } | { flag: string };
@@ -240,6 +292,8 @@ export function applyKey(s: ServerSettings, key: string, value: string, origin: 
   }
   const def = BY_KEY.get(key);
   if (def === undefined) {
+    if (/^authProvider\..+$/.test(key) && BUILT_IN_PROVIDER.test(value)) return undefined;
+    if (key === 'serverCnxnFactory' && CNXN_FACTORY.test(value)) return undefined;
     if (IGNORED.test(key)) return `${where(origin)}: ${key} is not served by tenure-server; ignored`;
     return `${where(origin)}: unknown key ${key}; ignored`;
   }
@@ -278,16 +332,19 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
   const min = s.minSessionTimeout === -1 ? 2 * s.tickTime : s.minSessionTimeout;
   const max = s.maxSessionTimeout === -1 ? 20 * s.tickTime : s.maxSessionTimeout;
   if (min > max) throw new ConfigError(`minSessionTimeout (${min}) must not be larger than maxSessionTimeout (${max})`, 'minSessionTimeout');
+  if (s.webSocketPort !== undefined && s.webSocketPort !== 0 && s.webSocketPort === s.clientPort) throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
   if (s.dataLogDir !== undefined && s.dataDir === undefined) throw new ConfigError('dataLogDir is set without dataDir: set dataDir too (or neither, to run in memory)', 'dataLogDir');
   if (s.autopurge.snapRetainCount < 3) {
     // ZooKeeper's DatadirCleanupManager raises it to 3 the same way.
     warnings.push(`autopurge.snapRetainCount ${s.autopurge.snapRetainCount} is below the minimum; using 3`);
     s.autopurge.snapRetainCount = 3;
   }
-  for (const key of new Set(given)) {
-    const def = BY_KEY.get(key);
-    if (def?.unsupported !== undefined) throw new ConfigError(`${key}: ${def.unsupported}`, key);
+  if (s.secureClientPort !== undefined && s.secureClientPort !== 0 && (s.secureClientPort === s.clientPort || s.secureClientPort === s.webSocketPort)) {
+    throw new ConfigError(`secureClientPort ${s.secureClientPort} is another listener's port too: give it a port of its own`, 'secureClientPort');
   }
+  if (s.webSocketSecure && s.webSocketPort === undefined) throw new ConfigError('webSocketSecure is set without webSocketPort', 'webSocketSecure');
+  const secure = s.secureClientPort !== undefined || s.webSocketSecure;
+  if (!secure && given.some((k) => k.startsWith('ssl.'))) warnings.push('ssl.* keys are set without secureClientPort (or webSocketSecure): no TLS port is served');
   return warnings;
 }
 

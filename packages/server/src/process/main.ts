@@ -18,6 +18,9 @@ import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from 
 import { helpText, parseCommandLine } from './flags.js';
 import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
+import { readSaslUsers } from './sasl-users.js';
+import { tlsServerOptions } from './tls-stores.js';
+import type { WebSocketAddress } from '../websocket-endpoint.js';
 
 /** The package's version, from its package.json (one level above src/ and dist/). */
 export function version(): string {
@@ -43,6 +46,8 @@ export function loadSettings(argv: readonly string[]): { settings: ServerSetting
     file = { path: cli.config, entries: parseProperties(text) };
   }
   const { settings, warnings } = settingsFrom(file, cli.values, cli.logLevel === undefined ? {} : { logLevel: cli.logLevel });
+  settings.saslUsers = readSaslUsers({ jaasConfig: settings.jaasConfig, usersFile: settings.saslUsersFile });
+  if (settings.secureClientPort !== undefined || settings.webSocketSecure) settings.tls = tlsServerOptions(settings.ssl);
   return { settings, warnings, help: false, version: false };
 }
 
@@ -76,6 +81,7 @@ export function serverOptions(
     maxClientCnxns: s.maxClientCnxns,
     globalOutstandingLimit: s.globalOutstandingLimit,
     fourLetterWords: s.fourLetterWords,
+    ...(s.saslUsers === undefined ? {} : { sasl: { users: s.saslUsers } }),
     logger,
     ...storageOptions(s),
   };
@@ -93,6 +99,10 @@ function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
 export interface RunningServer {
   server: EmbeddedServer;
   address: ListenAddress;
+  /** The TLS listener, with secureClientPort. */
+  secure: ListenAddress | undefined;
+  /** The WebSocket listener, with webSocketPort. */
+  webSocket: WebSocketAddress | undefined;
   metricsPort: number | undefined;
   /** Stops accepting, answers what is in flight, closes. */
   stop(): Promise<void>;
@@ -105,6 +115,22 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
+    const secure =
+      settings.secureClientPort === undefined
+        ? undefined
+        : await server.listen({ port: settings.secureClientPort, host: settings.secureClientPortAddress ?? settings.clientPortAddress, tls: settings.tls! });
+    const webSocket =
+      settings.webSocketPort === undefined
+        ? undefined
+        : await server.listen({
+            port: settings.webSocketPort,
+            host: settings.webSocketPortAddress ?? settings.clientPortAddress,
+            ...(settings.webSocketSecure ? { tls: settings.tls! } : {}),
+            webSocket: {
+              ...(settings.webSocketPath === undefined ? {} : { path: settings.webSocketPath }),
+              ...(settings.webSocketOrigins === undefined ? {} : { origins: settings.webSocketOrigins }),
+            },
+          });
     let metricsPort: number | undefined;
     if (settings.metricsPort !== undefined) {
       const served = await serveMetrics(new ServerMetrics(server), settings.metricsPort, settings.metricsHost);
@@ -117,7 +143,7 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
       await server.shutdown();
       await closingMetrics;
     };
-    return { server, address, metricsPort, stop };
+    return { server, address, secure, webSocket, metricsPort, stop };
   } catch (err) {
     metricsServer?.close();
     await server.close();
@@ -152,7 +178,41 @@ export async function main(argv: readonly string[]): Promise<void> {
   for (const w of warnings) logger.warn(w);
   if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
 
-  let running: RunningServer;
+  // The handlers go in before anything listens: a signal sent as soon as `serving` is read (or
+  // during start-up) must find them, or Node's default action kills the process.
+  let running: RunningServer | undefined;
+  let stopping = false;
+  const stop = (server: RunningServer): void => {
+    server.stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // During start-up: it stops as soon as it has started (and has synced what recovery wrote).
+    if (running !== undefined) stop(running);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const fatal = (err: unknown): void => {
+    logger.fatal({ err }, 'uncaught error');
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal);
+  process.on('unhandledRejection', fatal);
+
   try {
     running = await startServer(settings, logger, (event) => {
       // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
@@ -165,12 +225,20 @@ export async function main(argv: readonly string[]): Promise<void> {
     logger.fatal({ err }, 'tenure-server could not start');
     process.exit(1);
   }
+  if (stopping) {
+    stop(running);
+    return;
+  }
   logger.info(
     {
       port: running.address.port,
       address: running.address.address,
       connectString: running.address.connectString,
       metricsPort: running.metricsPort,
+      securePort: running.secure?.port,
+      webSocketPort: running.webSocket?.port,
+      webSocketUrl: running.webSocket?.url,
+      saslUsers: settings.saslUsers === undefined ? undefined : Object.keys(settings.saslUsers).length,
       dataDir: settings.dataDir,
       dataLogDir: settings.dataLogDir,
       ...recoveredFields(running.server),
@@ -178,32 +246,4 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     'serving',
   );
-
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    running.stop().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  const fatal = (err: unknown): void => {
-    logger.fatal({ err }, 'uncaught error');
-    process.exit(1);
-  };
-  process.on('uncaughtException', fatal);
-  process.on('unhandledRejection', fatal);
 }

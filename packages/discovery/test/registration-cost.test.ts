@@ -1,0 +1,66 @@
+/**
+ * What a registration costs in requests, counted on the client's diagnostics channel
+ * (`tenure:client:request`), against Curator 5.4's ServiceDiscoveryImpl.internalRegisterService:
+ * one create (creatingParentContainersIfNeeded: parents only on NoNode); on NodeExists, a delete
+ * and the create again. DYNAMIC instances are kept by a RECONNECTED listener there, by a watch here
+ * (one exists, after registerService resolved).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { requestChannel, type RequestMessage } from '@tenure/client';
+import { DiscoveryHarness, eventually } from './harness.js';
+
+/** Curator's requests before registerService returns, from its source. */
+const CURATOR = { freePath: 1, nodeInTheWay: 3 } as const;
+
+let h: DiscoveryHarness;
+const cleanups: Array<() => void> = [];
+afterEach(async () => {
+  for (const undo of cleanups.splice(0)) undo();
+  await h?.close();
+});
+
+/** Every operation started from now on (process-wide: nothing else runs meanwhile). */
+function recordOps(): RequestMessage[] {
+  const ops: RequestMessage[] = [];
+  const subscribers = { start: (m: RequestMessage): void => void ops.push(m) };
+  requestChannel.subscribe(subscribers);
+  cleanups.push(() => requestChannel.unsubscribe(subscribers));
+  return ops;
+}
+
+/** `op path[ CODE]` of each (the code once it failed). */
+const show = (ops: RequestMessage[]): string[] => ops.map((m) => `${m.op} ${m.path ?? ''}${m.code ? ` ${m.code}` : ''}`);
+
+describe('registration round trips', () => {
+  it("a free path: one create before registerService resolves, as Curator's; then the node's watch", async () => {
+    h = new DiscoveryHarness();
+    const { discovery } = await h.discovery();
+    await discovery.registerService({ name: 'orders', id: 'o-1', port: 1 }); // the parents exist from now on
+    await eventually(() => h.server.sessions().every((s) => s.watches === 1)); // o-1's watch is set
+    const ops = recordOps();
+    await discovery.registerService({ name: 'orders', id: 'o-2', port: 2 });
+    // The watch may already be on its way when registerService resolves: it is sent after the create's reply.
+    const before = ops.filter((m) => m.op !== 'exists');
+    expect(show(before)).toEqual(['create /services/orders/o-2']);
+    expect(before).toHaveLength(CURATOR.freePath);
+    await eventually(() => expect(show(ops)).toEqual(['create /services/orders/o-2', 'exists /services/orders/o-2']));
+  });
+
+  it("a node in the way: create, delete, create, as Curator's; watchers see it go", async () => {
+    h = new DiscoveryHarness();
+    const admin = await h.clients.open();
+    await admin.create('/services/api/dup', 'stale', { createParents: true });
+    const events: string[] = [];
+    await admin.exists('/services/api/dup', { watch: (e) => void events.push(e.type) });
+    const { client, discovery } = await h.discovery();
+    const ops = recordOps();
+    await discovery.registerService({ name: 'api', id: 'dup', port: 1 });
+    const before = ops.filter((m) => m.op !== 'exists');
+    expect(show(before)).toEqual(['create /services/api/dup NODEEXISTS', 'delete /services/api/dup', 'create /services/api/dup']);
+    expect(before).toHaveLength(CURATOR.nodeInTheWay);
+    // The watch, after the create (nothing checked before it).
+    await eventually(() => expect(show(ops)).toEqual([...show(before), 'exists /services/api/dup']));
+    expect(events).toEqual(['NodeDeleted']);
+    expect(h.server.node('/services/api/dup')!.stat.ephemeralOwner).toBe(client.sessionId);
+  });
+});
