@@ -14,7 +14,7 @@ import { DataTree } from './data-tree.js';
 import { FaultGate } from './fault-gate.js';
 import type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
 import { InProcessTransport } from './in-process-transport.js';
-import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedOptions } from './options.js';
+import { resolveOptions, type EmbeddedServerOptions, type Logger, type ResolvedOptions, type StorageEvent } from './options.js';
 import { RequestProcessor, type ZxidCounter } from './request-processor.js';
 import { ServerConnection, type ConnectionHost, type ConnectionSink } from './server-connection.js';
 import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './server-introspection.js';
@@ -133,6 +133,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       durable: (zxid) => this.onDurable(zxid),
       failed: (err) => this.onStorageFailure(err),
       warn: (obj, msg) => this.options.logger?.warn(obj, msg),
+      snapshotted: (info) => this.emitStorage({ kind: 'snapshot', ...info }),
     });
   }
 
@@ -360,7 +361,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private onDurable(zxid: bigint): void {
     this.durableZxid = zxid;
     const s = this.storage!;
-    this.options.onStorageEvent?.({ kind: 'durable', zxid, commits: s.logStats.commits, txns: s.logStats.txns });
+    this.emitStorage({ kind: 'durable', zxid, commits: s.logStats.commits, txns: s.logStats.txns, syncMs: s.logStats.syncMs });
     for (const conn of this.waitingForLog) this.scheduleFlush(conn);
     this.waitingForLog.clear();
     let kept = 0;
@@ -379,7 +380,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     this.waitingForLog.clear();
     this.abortAll('storage failed');
     for (const w of this.durableWaiters.splice(0)) w.resolve(); // accept() then finds the server failed
-    this.options.onStorageEvent?.({ kind: 'failed', error: err });
+    this.emitStorage({ kind: 'failed', error: err });
   }
 
   /** The storage's failure, when the log could not be written or synced. */
@@ -398,6 +399,19 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       snapshots: s.stats.snapshots,
       recovered: { replayed: s.recovered.replayed, snapshotZxid: s.recovered.snapshotZxid },
     };
+  }
+
+  private readonly storageListeners = new Set<(event: StorageEvent) => void>();
+
+  private emitStorage(event: StorageEvent): void {
+    this.options.onStorageEvent?.(event);
+    for (const l of this.storageListeners) l(event);
+  }
+
+  /** Listens to the storage's events (as `onStorageEvent`) besides the option; returns the unsubscribe. */
+  onStorage(listener: (event: StorageEvent) => void): () => void {
+    this.storageListeners.add(listener);
+    return () => this.storageListeners.delete(listener);
   }
 
   /** Takes a snapshot now (with a data dir); resolves when it is on disk. */

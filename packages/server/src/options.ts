@@ -1,10 +1,11 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
 import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
-import type { DataDirOptions } from './storage/data-dir-storage.js';
+import type { DataDirOptions, SnapshotInfo } from './storage/data-dir-storage.js';
 
-/** What the durable storage reports: each group commit, and a failure to write or sync the log. */
+/** What the durable storage reports: each group commit, each snapshot on disk, and a failure to write or sync the log. */
 export type StorageEvent =
-  | { kind: 'durable'; zxid: bigint; commits: number; txns: number }
+  | { kind: 'durable'; zxid: bigint; commits: number; txns: number; /** The commit's fdatasync (ms; 0 without forceSync). */ syncMs: number }
+  | ({ kind: 'snapshot' } & SnapshotInfo)
   | { kind: 'failed'; error: Error };
 import type { SaslServerOptions } from './sasl-auth.js';
 

@@ -25,6 +25,8 @@ export class ZNode {
   /** The owner a Stat shows: the session of an ephemeral, 0 for anything else. */
   readonly sessionOwner: bigint;
   pzxid: bigint;
+  /** The fuzzy snapshot that last wrote this node (storage/fuzzy-snapshot.ts), so none writes it twice. */
+  snapshotMark = 0;
   /** Child names (not paths), in creation order; most nodes are leaves and never allocate one. */
   private childSet: Set<string> | undefined;
 

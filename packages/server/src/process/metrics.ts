@@ -101,6 +101,11 @@ export class ServerMetrics {
     this.updateLatency = summary('updatelatency', ADVANCED);
     this.fsyncTime = summary('fsynctime', BASIC);
     this.snapshotTime = summary('snapshottime', BASIC);
+    // Both from the storage (a data dir); the log's fsync only with forceSync.
+    server.onStorage((e) => {
+      if (e.kind === 'snapshot') this.snapshotTime.observe(e.totalMs);
+      else if (e.kind === 'durable' && e.syncMs > 0) this.fsyncTime.observe(e.syncMs);
+    });
     collectDefaultMetrics({ register: this.registry });
     limits.time((ms, op) => {
       const kind = requestKind(op);

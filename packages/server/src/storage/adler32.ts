@@ -28,6 +28,20 @@ export class Adler32 {
     return this;
   }
 
+  /**
+   * Appends a run of `length` bytes whose own Adler-32 is `value` (zlib's adler32_combine), so a
+   * checksum can be summed in pieces and the pieces put in any order of computation.
+   */
+  combine(value: number, length: number): this {
+    const a2 = value % 65536;
+    const b2 = Math.floor(value / 65536);
+    const n = length % MOD;
+    const a = this.a;
+    this.a = (a + a2 + MOD - 1) % MOD;
+    this.b = (this.b + b2 + ((n * ((a + MOD - 1) % MOD)) % MOD)) % MOD;
+    return this;
+  }
+
   /** The checksum so far, as the unsigned value Java's Checksum.getValue() gives. */
   get value(): number {
     return this.b * 65536 + this.a;

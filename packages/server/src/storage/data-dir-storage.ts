@@ -11,6 +11,7 @@ import { snapshotName } from './file-names.js';
 import { syncDir, writeFileDurably, writeFileDurablySync } from './fs-sync.js';
 import { purge, type PurgeResult } from './purge.js';
 import { dirPaths, recover, type DirPaths, type Recovered } from './recovery.js';
+import { takeFuzzySnapshot } from './fuzzy-snapshot.js';
 import { encodeSnapshot, type SnapshotState } from './snapshot.js';
 import { TxnLogWriter } from './txn-log.js';
 import { encodeTxn, type TxnBody, type TxnHeader } from './txn-records.js';
@@ -37,6 +38,20 @@ export interface StorageHooks {
   /** The log could not be written or synced: the server must stop answering. */
   failed(err: Error): void;
   warn(obj: unknown, msg: string): void;
+  /** A snapshot is on disk: how long it took in all, and its two syncs (ms). */
+  snapshotted?(info: SnapshotInfo): void;
+}
+
+export interface SnapshotInfo {
+  zxid: bigint;
+  nodes: number;
+  bytes: number;
+  /** From the start of the walk to the rename being synced. */
+  totalMs: number;
+  /** The file's and the dir's fsync. */
+  syncMs: number;
+  /** Whether the file carries the tree digest (see fuzzy-snapshot.ts). */
+  digest: boolean;
 }
 
 export class DataDirStorage {
@@ -95,7 +110,7 @@ export class DataDirStorage {
     }
   }
 
-  get logStats(): Readonly<{ commits: number; txns: number; bytes: number }> {
+  get logStats(): Readonly<{ commits: number; txns: number; bytes: number; syncMs: number }> {
     return this.writer.stats;
   }
 
@@ -111,8 +126,8 @@ export class DataDirStorage {
         this.hooks?.warn({}, 'too busy to snapshot, skipping');
       } else {
         this.writer.roll();
-        // After the current request, so the state is the one its txn left.
-        this.snapshotting = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.snapshot()).finally(() => (this.snapshotting = undefined));
+        // After the current request; the walk then runs in slices between requests.
+        this.snapshotting = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.takeSnapshot()).finally(() => (this.snapshotting = undefined));
       }
     }
   }
@@ -121,18 +136,31 @@ export class DataDirStorage {
     return Math.floor(Math.random() * (this.snapCount / 2));
   }
 
-  /** Takes a snapshot now: encoded at the current state, written to a temp file, synced, renamed. */
+  /**
+   * Takes a snapshot now (after the one under way, if any): a fuzzy walk named by the last zxid at
+   * its start, written to a temp file, synced, renamed, the dir synced.
+   */
   async snapshot(): Promise<void> {
+    while (this.snapshotting !== undefined) await this.snapshotting;
     if (this.hooks === undefined || this.closed) return;
-    const zxid = this.lastAppended;
-    const bytes = encodeSnapshot(this.hooks.state(), zxid);
-    const name = snapshotName(zxid);
+    this.snapshotting = this.takeSnapshot().finally(() => (this.snapshotting = undefined));
+    await this.snapshotting;
+  }
+
+  private async takeSnapshot(): Promise<void> {
+    const hooks = this.hooks;
+    if (hooks === undefined || this.closed) return;
+    const t0 = performance.now();
+    const snap = await takeFuzzySnapshot({ state: () => hooks.state(), lastZxid: () => this.lastAppended });
+    const name = snapshotName(snap.zxid);
     try {
-      await writeFileDurably(this.paths.snapDir, `tmp.${name}`, name, bytes, this.forceSync);
+      const syncMs = await writeFileDurably(this.paths.snapDir, `tmp.${name}`, name, snap.parts, this.forceSync);
       this.stats.snapshots++;
-      this.stats.lastSnapshotZxid = zxid;
+      this.stats.lastSnapshotZxid = snap.zxid;
+      const bytes = snap.parts.reduce((n, b) => n + b.length, 0);
+      hooks.snapshotted?.({ zxid: snap.zxid, nodes: snap.nodes, bytes, totalMs: performance.now() - t0, syncMs, digest: snap.digest });
     } catch (err) {
-      this.hooks.warn({ err }, `snapshot ${name} failed`);
+      hooks.warn({ err }, `snapshot ${name} failed`);
     }
   }
 

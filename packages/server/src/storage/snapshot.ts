@@ -130,56 +130,85 @@ export function treeDigest(tree: DataTree): bigint {
   return sum.value;
 }
 
-/** A growing byte buffer with a DataView, for the node records (the bulk of a snapshot). */
+/**
+ * The node records (the bulk of a snapshot) in 1 MiB pieces: no piece is copied again as the file
+ * grows, and the Adler-32 of the records is summed piece by piece (`checksum`).
+ */
 class NodeWriter {
+  readonly parts: Buffer[] = [];
   buf = Buffer.allocUnsafe(1 << 20);
   dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   pos = 0;
+  length = 0;
+  private summed = 0;
+  readonly sum = new Adler32();
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-    this.dv = new DataView(next.buffer, next.byteOffset, next.length);
+    this.checksum();
+    this.parts.push(this.buf.subarray(0, this.pos));
+    this.buf = Buffer.allocUnsafe(Math.max(n, 1 << 20));
+    this.dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+    this.pos = 0;
+    this.summed = 0;
+  }
+  /** Sums the records written since the last call. */
+  checksum(): void {
+    this.sum.update(this.buf, this.summed, this.pos);
+    this.length += this.pos - this.summed;
+    this.summed = this.pos;
+  }
+  finish(): Buffer[] {
+    this.checksum();
+    return [...this.parts, this.buf.subarray(0, this.pos)];
   }
 }
 
-/** Serializes a consistent state as of `zxid`; the bytes are ready to write. */
-export function encodeSnapshot(state: SnapshotState, zxid: bigint): Buffer {
-  const w = new JuteWriter(1 << 16);
-  w.int(SNAP_MAGIC).int(FORMAT_VERSION).long(0n);
-  w.int(state.sessions.size);
-  for (const [id, timeout] of state.sessions) w.long(id).int(timeout);
-  // The ACL cache: one id per distinct list, in order of first use; OPEN_ACL_UNSAFE on the
-  // system nodes keeps ZooKeeper's -1. Lists are interned, so identity finds most of them.
-  const byList = new Map<readonly ACL[], number>();
-  const byKey = new Map<string, number>();
-  const lists: Array<readonly ACL[]> = [];
-  const idOf = (acl: readonly ACL[]): number => {
-    let id = byList.get(acl);
+/**
+ * A snapshot written node by node: `add` each node (parents first), then `finish`. The ACL cache,
+ * which comes before the nodes in the file, gets its ids in order of first use as nodes are added
+ * and is written at the end; the Adler-32 seal joins the header's sum to the records' sum.
+ */
+export class SnapshotEncoder {
+  private readonly sessions: Array<[bigint, number]>;
+  private readonly byList = new Map<readonly ACL[], number>();
+  private readonly byKey = new Map<string, number>();
+  private readonly lists: Array<readonly ACL[]> = [];
+  private readonly out = new NodeWriter();
+  private readonly sum = new DigestSum();
+  count = 0;
+
+  /** `sessions` is copied: the session section is as of this call. */
+  constructor(sessions: ReadonlyMap<bigint, number>) {
+    this.sessions = [...sessions];
+  }
+
+  private idOf(acl: readonly ACL[]): number {
+    let id = this.byList.get(acl);
     if (id !== undefined) return id;
     const key = aclKey(acl);
-    id = byKey.get(key);
+    id = this.byKey.get(key);
     if (id === undefined) {
-      id = lists.length + 1;
-      byKey.set(key, id);
-      lists.push(acl);
+      id = this.lists.length + 1;
+      this.byKey.set(key, id);
+      this.lists.push(acl);
     }
-    byList.set(acl, id);
+    this.byList.set(acl, id);
     return id;
-  };
-  const openKey = aclKey(OPEN_ACL_UNSAFE);
-  const systemOpen = (path: string, acl: readonly ACL[]): boolean =>
-    (path === '/' || path === '/zookeeper' || path === '/zookeeper/quota') && aclKey(acl) === openKey;
-  for (const [path, node] of walk(state.tree)) if (!systemOpen(path, node.acl)) idOf(node.acl);
-  w.int(lists.length);
-  lists.forEach((acl, i) => w.long(BigInt(i + 1)).acls(acl));
-  // The nodes: path, data, ACL id, StatPersisted; the digest is summed on the way.
-  const digest = new DigestSum();
-  const out = new NodeWriter();
-  for (const [path, node] of walk(state.tree)) {
+  }
+
+  /** The tree digest of the nodes added so far. */
+  get digest(): bigint {
+    return this.sum.value;
+  }
+
+  /** Sums the records written so far into the seal (a chunked writer calls it between chunks). */
+  checksum(): void {
+    this.out.checksum();
+  }
+
+  /** Appends one node record (path, data, ACL id, StatPersisted) and adds it to the digest. */
+  add(path: string, node: ZNode): void {
+    const out = this.out;
     const name = path === '/' ? '' : path;
     const pathLen = Buffer.byteLength(name);
     const dataLen = node.data === null ? 0 : node.data.length;
@@ -196,7 +225,7 @@ export function encodeSnapshot(state: SnapshotState, zxid: bigint): Buffer {
       node.data.copy(buf, p + 4);
     }
     p += 4 + dataLen;
-    const aclId = systemOpen(path, node.acl) ? -1 : idOf(node.acl);
+    const aclId = systemOpen(path, node.acl) ? -1 : this.idOf(node.acl);
     dv.setInt32(p, aclId < 0 ? -1 : 0);
     dv.setInt32(p + 4, aclId);
     dv.setBigInt64(p + 8, node.czxid);
@@ -209,25 +238,54 @@ export function encodeSnapshot(state: SnapshotState, zxid: bigint): Buffer {
     dv.setBigInt64(p + 52, node.ephemeralOwner);
     dv.setBigInt64(p + 60, node.pzxid);
     out.pos = p + 68;
-    digest.add(nodeDigest(path, node, pathBytes));
+    this.count++;
+    this.sum.add(nodeDigest(path, node, pathBytes));
   }
-  const head = w.toBufferCopy();
-  w.reset();
-  w.ustring('/');
-  const sum = new Adler32().update(head).update(out.buf, 0, out.pos);
-  const seal = (): void => {
-    const bytes = w.toBuffer();
-    sum.update(bytes, sealedTo, bytes.length);
-    w.long(BigInt(sum.value)).ustring('/');
-    const after = w.toBuffer();
-    sum.update(after, bytes.length, after.length);
-    sealedTo = after.length;
-  };
-  let sealedTo = 0;
-  seal();
-  w.long(zxid > 0n ? zxid : 0n).int(DIGEST_VERSION).long(zxid > 0n ? digest.value : 0n);
-  seal();
-  return Buffer.concat([head, out.buf.subarray(0, out.pos), w.toBuffer()]);
+
+  /**
+   * The file, in pieces ready to write: header, sessions, ACL cache, the records, "/", the seal,
+   * then ZxidDigest(`digestZxid`, 2, `digest`) and its seal (a zxid of 0 writes the empty digest,
+   * which ZooKeeper reads as "no digest to check").
+   */
+  finish(digestZxid: bigint, digest: bigint): Buffer[] {
+    const w = new JuteWriter(1 << 16);
+    w.int(SNAP_MAGIC).int(FORMAT_VERSION).long(0n);
+    w.int(this.sessions.length);
+    for (const [id, timeout] of this.sessions) w.long(id).int(timeout);
+    w.int(this.lists.length);
+    this.lists.forEach((acl, i) => w.long(BigInt(i + 1)).acls(acl));
+    const head = w.toBufferCopy();
+    const records = this.out.finish();
+    const sum = new Adler32().update(head).combine(this.out.sum.value, this.out.length);
+    w.reset();
+    w.ustring('/');
+    let sealedTo = 0;
+    const seal = (): void => {
+      const bytes = w.toBuffer();
+      sum.update(bytes, sealedTo, bytes.length);
+      w.long(BigInt(sum.value)).ustring('/');
+      const after = w.toBuffer();
+      sum.update(after, bytes.length, after.length);
+      sealedTo = after.length;
+    };
+    seal();
+    const empty = digestZxid <= 0n;
+    w.long(empty ? 0n : digestZxid).int(DIGEST_VERSION).long(empty ? 0n : digest);
+    seal();
+    return [head, ...records, w.toBufferCopy()];
+  }
+}
+
+const openKey = aclKey(OPEN_ACL_UNSAFE);
+/** OPEN_ACL_UNSAFE on the system nodes keeps ZooKeeper's -1 (no cache entry). */
+const systemOpen = (path: string, acl: readonly ACL[]): boolean =>
+  (path === '/' || path === '/zookeeper' || path === '/zookeeper/quota') && aclKey(acl) === openKey;
+
+/** Serializes a consistent state as of `zxid` in one go (the startup snapshot); the bytes are ready to write. */
+export function encodeSnapshot(state: SnapshotState, zxid: bigint): Buffer {
+  const enc = new SnapshotEncoder(state.sessions);
+  for (const [path, node] of walk(state.tree)) enc.add(path, node);
+  return Buffer.concat(enc.finish(zxid, enc.digest));
 }
 
 /** ZooKeeper's quick validity check (SnapStream.isValidCheckedStream): the file ends in int 1, '/'. */

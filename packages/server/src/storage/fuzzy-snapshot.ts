@@ -1,0 +1,76 @@
+/**
+ * A fuzzy snapshot, as ZooKeeper takes them (SyncRequestProcessor's snapshot thread, DataTree
+ * serialize): the last zxid Z is recorded at the start, the sessions are copied then, and the tree
+ * is walked and encoded in slices of a few milliseconds, yielding to the event loop between them,
+ * so requests keep being served. A node changed during the walk may be written before or after
+ * its change; recovery replays the log from Z+1 over the file (txn-apply.ts replays as
+ * DataTree.processTxn does over a fuzzy snapshot), which brings every node to its state.
+ *
+ * The walk is the live Map's iterator (insertion order, parents first): a node deleted before the
+ * walk reaches it is not written; a node created after Z (czxid > Z) is skipped, its create is in
+ * the log; a node re-inserted by a rolled-back multi is not written twice (its `snapshotMark`).
+ *
+ * The digest. ZooKeeper writes the digest of the tree at the last txn applied when the walk ends,
+ * and compares it when its replay reaches that zxid. We keep no running tree digest, so the digest
+ * of a walk is exact only when no txn was applied during it (then it is the digest at Z, which
+ * covers every walk that fits in one slice). Otherwise the file carries the empty ZxidDigest (zxid
+ * 0), as ZooKeeper itself writes when it has none: DataTree.deserializeZxidDigest then logs "The
+ * digest value is empty in snapshot" and skips the check, and the file is valid either way.
+ */
+import type { SnapshotState } from './snapshot.js';
+import { SnapshotEncoder } from './snapshot.js';
+
+export interface FuzzySnapshot {
+  /** Z: the last zxid applied when the walk began (the file's name). */
+  zxid: bigint;
+  /** The file, in pieces. */
+  parts: Buffer[];
+  /** Whether the file carries the tree digest (no txn was applied during the walk). */
+  digest: boolean;
+  nodes: number;
+  /** How many times the walk yielded to the event loop. */
+  slices: number;
+}
+
+export interface FuzzySource {
+  state(): SnapshotState;
+  /** The last zxid applied to the tree (and appended to the log). */
+  lastZxid(): bigint;
+}
+
+let marks = 0;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Walks and encodes the tree in slices of about `sliceMs` of the event loop each. */
+export async function takeFuzzySnapshot(source: FuzzySource, sliceMs = 8): Promise<FuzzySnapshot> {
+  const zxid = source.lastZxid();
+  const { tree, sessions } = source.state();
+  const enc = new SnapshotEncoder(sessions);
+  const mark = ++marks;
+  const it = tree.nodes.entries();
+  let slices = 0;
+  for (;;) {
+    const until = performance.now() + sliceMs;
+    let done = false;
+    for (let n = 0; ; n++) {
+      const next = it.next();
+      if (next.done === true) {
+        done = true;
+        break;
+      }
+      const [path, node] = next.value;
+      if (node.czxid <= zxid && node.snapshotMark !== mark) {
+        node.snapshotMark = mark;
+        enc.add(path, node);
+      }
+      if ((n & 255) === 255 && performance.now() >= until) break;
+    }
+    if (done) break;
+    enc.checksum();
+    slices++;
+    await yieldToLoop();
+  }
+  const exact = source.lastZxid() === zxid;
+  return { zxid, parts: enc.finish(exact ? zxid : 0n, exact ? enc.digest : 0n), digest: exact, nodes: enc.count, slices };
+}
