@@ -372,7 +372,8 @@ describe.skipIf(!zk.available)('differential: embedded server vs ZooKeeper 3.8',
   let embedded: TestingEmbeddedServer;
   beforeAll(async () => {
     real = await TestingServer.start({ maxSessionTimeout: 30_000 });
-    embedded = await TestingEmbeddedServer.start({ maxSessionTimeoutMs: 30_000 });
+    // The reaper at ZooKeeper's own pace: a TTL of 1 ms must not be reaped between the create and the delete.
+    embedded = await TestingEmbeddedServer.start({ maxSessionTimeoutMs: 30_000, containerCheckIntervalMs: 60_000 });
   });
   afterAll(async () => {
     await real?.close();
