@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectionState, createClient, TlsError, type Client, type TlsOptions } from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { eventually, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
+import { recordingLogger } from './error-log.js';
 
 let dir: string;
 let certs: TlsCertificates;
@@ -29,13 +30,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-function recordingLogger() {
-  const errors: string[] = [];
-  const noop = (): void => {};
-  const logger = { error: (_o: unknown, msg?: string) => errors.push(msg ?? ''), warn: noop, info: noop, debug: noop, trace: noop, fatal: noop, child: () => logger };
-  return { logger, errors };
-}
 
 function client(connectString: string, tls: TlsOptions, extra: Record<string, unknown> = {}): Client {
   const c = createClient({ connectString, tls, sessionTimeoutMs: 20_000, connectionTimeoutMs: 5000, ...extra });

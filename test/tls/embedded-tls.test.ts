@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { AuthFailedError, ConnectionState, createClient, NoAuthError, Perms, TlsError, type Client, type TlsOptions } from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { CLIENT_X509_ID, eventually, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
+import { recordingLogger } from './error-log.js';
 import { webSocket } from '@tenure/ws';
 
 let dir: string;
@@ -28,13 +29,6 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
   await server?.close();
 });
-
-function recordingLogger() {
-  const errors: string[] = [];
-  const noop = (): void => {};
-  const logger = { error: (_o: unknown, msg?: string) => errors.push(msg ?? ''), warn: noop, info: noop, debug: noop, trace: noop, fatal: noop, child: () => logger };
-  return { logger, errors };
-}
 
 function client(connectString: string, tls: TlsOptions | (() => TlsOptions) | undefined, extra: Record<string, unknown> = {}): Client {
   const c = createClient({ connectString, ...(tls === undefined ? {} : { tls }), sessionTimeoutMs: 20_000, connectionTimeoutMs: 5000, ...extra });
