@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rerunFromSource } from './run-from-source.js';
 
-
 rerunFromSource(import.meta.url);
 
 const arg = (name: string, fallback: string): string => {
@@ -45,7 +44,8 @@ async function tenureCase(which: Case, connectString: string): Promise<void> {
   const { TreeCache } = await import('@tenure/cache');
   const { createEmbeddedServer } = await import('@tenure/server');
   const embedded = which.startsWith('embedded') ? createEmbeddedServer({ tickMs: 2000 }) : undefined;
-  const open = () => createClient(embedded ? { transport: embedded.transport(), sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000 });
+  const open = () =>
+    createClient(embedded ? { transport: embedded.transport(), sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000 });
   const writer = open();
   const reader = open();
   await Promise.all([writer.start(), reader.start()]);
@@ -152,15 +152,30 @@ async function main(): Promise<void> {
   if (!java.available) throw new Error(`Curator is needed for this benchmark: ${java.reason}`);
   const self = fileURLToPath(import.meta.url);
   const flags = ['--changes', String(CHANGES), '--nodes', String(NODES), '--warmup', String(WARMUP)];
-  const tenure = (which: Case, connect = ''): Promise<number[]> => run(process.execPath, [...process.execArgv, self, '--case', which, '--connect', connect, ...flags]);
+  const tenure = (which: Case, connect = ''): Promise<number[]> =>
+    run(process.execPath, [...process.execArgv, self, '--case', which, '--connect', connect, ...flags]);
 
   process.stderr.write('compiling the Curator benchmark and starting ZooKeeper...\n');
   const srcDir = mkdtempSync(join(tmpdir(), 'tenure-cache-bench-'));
   const source = join(srcDir, 'CuratorCacheBench.java');
   writeFileSync(source, CURATOR_SOURCE);
-  const [compiled, server] = await Promise.all([compileJava([source]), TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] })]);
+  const [compiled, server] = await Promise.all([
+    compileJava([source]),
+    TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
+  ]);
   const curator = (): Promise<number[]> =>
-    run(java.toolchain.java, ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', compiled.classpath, 'CuratorCacheBench', server.connectString, '/bench-cache/curator', String(NODES), String(CHANGES), String(WARMUP)]);
+    run(java.toolchain.java, [
+      '-Xmx512m',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+      '-cp',
+      compiled.classpath,
+      'CuratorCacheBench',
+      server.connectString,
+      '/bench-cache/curator',
+      String(NODES),
+      String(CHANGES),
+      String(WARMUP),
+    ]);
   const rows: Array<{ name: string; tenure: number[]; curator?: number[] }> = [];
   try {
     process.stderr.write('warming ZooKeeper up...\n');
@@ -168,7 +183,11 @@ async function main(): Promise<void> {
     process.stderr.write('ZooKeeper: Curator CuratorCache...\n');
     const c = await curator();
     process.stderr.write('ZooKeeper: Tenure TreeCache (persistent watch)...\n');
-    rows.push({ name: 'ZooKeeper 3.8, persistent recursive watch', tenure: await tenure('zookeeper-persistent', server.connectString), curator: c });
+    rows.push({
+      name: 'ZooKeeper 3.8, persistent recursive watch',
+      tenure: await tenure('zookeeper-persistent', server.connectString),
+      curator: c,
+    });
     process.stderr.write('ZooKeeper: Tenure TreeCache (one-shot watches)...\n');
     rows.push({ name: 'ZooKeeper 3.8, one-shot watches (3.5 fallback)', tenure: await tenure('zookeeper-one-shot', server.connectString) });
     process.stderr.write('embedded: Tenure TreeCache...\n');
@@ -181,8 +200,12 @@ async function main(): Promise<void> {
   }
 
   const javaVersion = spawnSync(java.toolchain.java, ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0];
-  console.log(`Change-to-cache latency (setData sent → cache emits the change), ${CHANGES} sequential changes over ${NODES} nodes after ${WARMUP} warm-up, each case in a fresh process`);
-  console.log(`ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 CuratorCache on ${javaVersion}; Tenure on node ${process.version}`);
+  console.log(
+    `Change-to-cache latency (setData sent → cache emits the change), ${CHANGES} sequential changes over ${NODES} nodes after ${WARMUP} warm-up, each case in a fresh process`,
+  );
+  console.log(
+    `ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 CuratorCache on ${javaVersion}; Tenure on node ${process.version}`,
+  );
   const f = (x: number | undefined): string => (x === undefined ? '-' : `${x.toFixed(3)} ms`);
   const table = rows.map((r) => [
     r.name,

@@ -59,7 +59,11 @@ async function runCase(name: Case): Promise<void> {
   if (name === 'raw transport getData') {
     const r = await server
       .transport()
-      .connect('embedded', { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false }, { onEvent: () => {}, onClose: () => {} });
+      .connect(
+        'embedded',
+        { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false },
+        { onEvent: () => {}, onClose: () => {} },
+      );
     if (r.kind !== 'connected') throw new Error('raw connect failed');
     const conn: Connection = r.connection;
     await conn.send({ type: OpCode.create, path: '/bench', data, acl: [{ perms: 31, id: { scheme: 'world', id: 'anyone' } }], flags: 0 });
@@ -97,14 +101,20 @@ async function main(): Promise<void> {
   const self = fileURLToPath(import.meta.url);
   const results = new Map<Case, number>();
   for (const name of CASES) {
-    const out = spawnSync(process.execPath, [...process.execArgv, self, '--case', name, '--seconds', String(SECONDS), '--window', String(WINDOW), '--rounds', String(ROUNDS)], {
-      encoding: 'utf8',
-    });
+    const out = spawnSync(
+      process.execPath,
+      [...process.execArgv, self, '--case', name, '--seconds', String(SECONDS), '--window', String(WINDOW), '--rounds', String(ROUNDS)],
+      {
+        encoding: 'utf8',
+      },
+    );
     if (out.status !== 0) throw new Error(`case ${name} failed: ${out.stderr}`);
     results.set(name, median(JSON.parse(out.stdout.trim().split('\n').pop()!) as number[]));
   }
   const raw = results.get('raw transport getData')!;
-  console.log(`pipelined ops on the embedded server, in-process; window ${WINDOW}, median of ${ROUNDS} x ${SECONDS} s, each case in a fresh process; node ${process.version}`);
+  console.log(
+    `pipelined ops on the embedded server, in-process; window ${WINDOW}, median of ${ROUNDS} x ${SECONDS} s, each case in a fresh process; node ${process.version}`,
+  );
   for (const [name, ops] of results) console.log(`  ${name.padEnd(40)} ${fmt(ops).padStart(10)}   ${(ops / raw).toFixed(2)}x raw getData`);
   const client = results.get('client getData')!;
   console.log(`compass target >= 500k/s getData through the client: ${client >= 500_000 ? 'met' : 'not met'} (${fmt(client)})`);

@@ -38,7 +38,6 @@ import { fileURLToPath } from 'node:url';
 const SELF = fileURLToPath(import.meta.url);
 const TSCONFIG = fileURLToPath(new URL('./tsconfig.json', import.meta.url));
 
-
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1]! : fallback;
@@ -47,7 +46,14 @@ function arg(name: string, fallback: string): string {
 async function main(): Promise<void> {
   const role = arg('role', 'orchestrator');
   if (role === 'server') return serveEmbedded();
-  if (role === 'worker') return runWorker(arg('client', ''), arg('connect', ''), arg('path', ''), Number(arg('payload', '100')), Number(arg('in-flight', '200')));
+  if (role === 'worker')
+    return runWorker(
+      arg('client', ''),
+      arg('connect', ''),
+      arg('path', ''),
+      Number(arg('payload', '100')),
+      Number(arg('in-flight', '200')),
+    );
   return orchestrate();
 }
 
@@ -92,7 +98,9 @@ async function tenurePeer(connectString: string, path: string, payload: Buffer, 
   const { NodeExistsError } = await import('@tenure/protocol');
   const transport = overWebSocket ? (await import('@tenure/ws')).webSocket(connectString) : undefined;
   const tls = tlsDir ? (await (await import('@tenure/testing')).makeTlsCertificates(tlsDir)).clientOptions() : undefined;
-  const client = createClient(transport ? { transport, sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000, ...(tls ? { tls } : {}) });
+  const client = createClient(
+    transport ? { transport, sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000, ...(tls ? { tls } : {}) },
+  );
   await client.start();
   await client.create(path, payload).catch(async (e: unknown) => {
     if (!(e instanceof NodeExistsError)) throw e;
@@ -180,7 +188,9 @@ async function nzcPeer(connectString: string, path: string, payload: Buffer): Pr
 
 async function runWorker(kind: string, connectString: string, path: string, payloadBytes: number, inFlight: number): Promise<void> {
   const payload = Buffer.alloc(payloadBytes, 'x');
-  const peer = kind.startsWith('tenure') ? await tenurePeer(connectString, path, payload, arg('tls-dir', ''), kind === 'tenure-ws') : await nzcPeer(connectString, path, payload);
+  const peer = kind.startsWith('tenure')
+    ? await tenurePeer(connectString, path, payload, arg('tls-dir', ''), kind === 'tenure-ws')
+    : await nzcPeer(connectString, path, payload);
   const timed = async (ms: number, run: (stopped: () => boolean) => Promise<number>): Promise<string> => {
     let stop = false;
     const timer = setTimeout(() => (stop = true), ms);
@@ -272,7 +282,8 @@ function nodeChild(name: string, args: string[]): LineProcess {
 }
 
 type ClientName = 'Tenure' | 'node-zookeeper-client' | 'Java ZooKeeper 3.8';
-type ServerName = 'ZooKeeper 3.8' | 'embedded (TCP)' | 'embedded (WS)' | 'ZooKeeper 3.8 Netty (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
+type ServerName =
+  'ZooKeeper 3.8' | 'embedded (TCP)' | 'embedded (WS)' | 'ZooKeeper 3.8 Netty (TCP)' | 'ZooKeeper 3.8 (TLS)' | 'embedded (TLS)';
 
 /** One column of the tables: a server reached over one transport. */
 interface Column {
@@ -371,8 +382,21 @@ async function orchestrate(): Promise<void> {
     // Started one at a time: a JVM's start-up would otherwise steal CPU from the others' handshakes.
     for (const { name: server, connect, transport } of columns) {
       const tls = transport === 'tls';
-      const common = ['--connect', connect, '--path', PATH, '--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT), ...(tls ? ['--tls-dir', tlsDir] : [])];
-      for (const [client, kind] of [['Tenure', transport === 'ws' ? 'tenure-ws' : 'tenure'], ['node-zookeeper-client', 'nzc']] as const) {
+      const common = [
+        '--connect',
+        connect,
+        '--path',
+        PATH,
+        '--payload',
+        String(PAYLOAD),
+        '--in-flight',
+        String(IN_FLIGHT),
+        ...(tls ? ['--tls-dir', tlsDir] : []),
+      ];
+      for (const [client, kind] of [
+        ['Tenure', transport === 'ws' ? 'tenure-ws' : 'tenure'],
+        ['node-zookeeper-client', 'nzc'],
+      ] as const) {
         if (!CLIENTS_FOR[transport].includes(client)) continue;
         const proc = nodeChild(`${client} → ${server}`, ['--role', 'worker', '--client', kind, ...common]);
         await proc.ask(undefined, 60_000);
@@ -408,7 +432,10 @@ async function orchestrate(): Promise<void> {
     const serverCpu: Record<string, number[]> = {};
     for (let round = 0; round < ROUNDS; round++) {
       const order = workers.map((_, i) => workers[(i + round) % workers.length]!);
-      for (const [workload, ms] of [['getdata', roundMs], ['createdelete', cdMs]] as const) {
+      for (const [workload, ms] of [
+        ['getdata', roundMs],
+        ['createdelete', cdMs],
+      ] as const) {
         for (const w of order) {
           const embeddedCpu0 = onEmbedded(w) ? Number((await embedded.ask('cpu')).split(' ')[1]) : 0;
           const line = await ask(w, `${workload} ${ms}`);
@@ -425,7 +452,19 @@ async function orchestrate(): Promise<void> {
       console.error(`round ${round + 1}/${ROUNDS} done`);
     }
 
-    report({ samples, serverCpu, workers, servers: servers.map((s) => s[0]), ROUNDS, SECONDS, IN_FLIGHT, PAYLOAD, WARMUP, cdMs, load: [loadBefore, loadavg()[0]!] });
+    report({
+      samples,
+      serverCpu,
+      workers,
+      servers: servers.map((s) => s[0]),
+      ROUNDS,
+      SECONDS,
+      IN_FLIGHT,
+      PAYLOAD,
+      WARMUP,
+      cdMs,
+      load: [loadBefore, loadavg()[0]!],
+    });
   } finally {
     await cleanup();
   }
@@ -455,11 +494,17 @@ function report(r: ReportInput): void {
   const cpuModel = cpus()[0]?.model ?? 'unknown CPU';
   const out: string[] = [];
   out.push('');
-  out.push(`bench/clients.ts: node ${process.version}, ${cpus().length} × ${cpuModel}, load average ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after`);
-  out.push(`median of ${r.ROUNDS} interleaved rounds; getData rounds ${r.SECONDS} s, ${r.IN_FLIGHT} in flight, ${r.PAYLOAD}-byte payload; create+delete rounds ${r.cdMs / 1000} s; warm-up ${r.WARMUP} s + ${r.WARMUP / 2} s per worker`);
+  out.push(
+    `bench/clients.ts: node ${process.version}, ${cpus().length} × ${cpuModel}, load average ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after`,
+  );
+  out.push(
+    `median of ${r.ROUNDS} interleaved rounds; getData rounds ${r.SECONDS} s, ${r.IN_FLIGHT} in flight, ${r.PAYLOAD}-byte payload; create+delete rounds ${r.cdMs / 1000} s; warm-up ${r.WARMUP} s + ${r.WARMUP / 2} s per worker`,
+  );
   out.push('ZooKeeper 3.8.0 (Debian) standalone, tickTime 2000, forceSync=no, full JIT; embedded server in its own Node process');
   if (r.servers.some((s) => s.endsWith('(TLS)'))) {
-    out.push('TLS: a second ZooKeeper with the Netty factory (TLS needs it): its plaintext port is "Netty (TCP)", its secureClientPort (TLS 1.2) "(TLS)"; embedded (TLS) is TLS 1.3; client certificates required; nzc has no TLS');
+    out.push(
+      'TLS: a second ZooKeeper with the Netty factory (TLS needs it): its plaintext port is "Netty (TCP)", its secureClientPort (TLS 1.2) "(TLS)"; embedded (TLS) is TLS 1.3; client certificates required; nzc has no TLS',
+    );
   }
 
   const table = (title: string, workload: string, field: keyof Sample, fmt: (n: number) => string, rows: string[] = clients): void => {
@@ -468,7 +513,9 @@ function report(r: ReportInput): void {
     out.push(`| ${pad('client', 24)} | ${r.servers.map((s) => padL(s, 25)).join(' | ')} |`);
     out.push(`|${'-'.repeat(26)}|${r.servers.map(() => '-'.repeat(27)).join('|')}|`);
     for (const c of rows) {
-      out.push(`| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 25)).join(' | ')} |`);
+      out.push(
+        `| ${pad(c, 24)} | ${r.servers.map((s) => padL(((v) => (v === undefined ? '—' : fmt(v)))(med(workload, c, s, field)), 25)).join(' | ')} |`,
+      );
     }
   };
   const ratioRow = (label: string, workload: string, field: keyof Sample, a: string, b: string): string =>
@@ -488,7 +535,8 @@ function report(r: ReportInput): void {
   out.push(ratioRow('Tenure / nzc', 'getdata', 'cpuUsPerOp', 'Tenure', 'node-zookeeper-client'));
 
   table('Sequential create+delete, pairs/s (2 round trips each)', 'createdelete', 'opsPerSec', fmtOps);
-  if (clients.includes('Java ZooKeeper 3.8')) out.push(ratioRow('Tenure / Java', 'createdelete', 'opsPerSec', 'Tenure', 'Java ZooKeeper 3.8'));
+  if (clients.includes('Java ZooKeeper 3.8'))
+    out.push(ratioRow('Tenure / Java', 'createdelete', 'opsPerSec', 'Tenure', 'Java ZooKeeper 3.8'));
   out.push(ratioRow('Tenure / nzc', 'createdelete', 'opsPerSec', 'Tenure', 'node-zookeeper-client'));
 
   // The server-side comparison: one client, two servers.
@@ -538,14 +586,19 @@ function report(r: ReportInput): void {
   if (wsOps !== undefined && tcpOps !== undefined && wsCpu !== undefined && tcpCpu !== undefined) {
     out.push(
       `Tenure getData over WebSocket / TCP (embedded): ${fmtRatio(wsOps / tcpOps)} ops/s, ${fmtRatio(wsCpu / tcpCpu)} client CPU/op` +
-        (wsServerCpu && scpu ? `, ${fmtRatio(median(wsServerCpu) / median(scpu))} server CPU/op (${median(wsServerCpu).toFixed(2)} µs/op)` : ''),
+        (wsServerCpu && scpu
+          ? `, ${fmtRatio(median(wsServerCpu) / median(scpu))} server CPU/op (${median(wsServerCpu).toFixed(2)} µs/op)`
+          : ''),
     );
   }
 
   // Every round, so that the spread behind each median is visible (the machine may be shared).
   out.push('');
   out.push('Per round, in run order (ops/s; create+delete in pairs/s)');
-  for (const [workload, label] of [['getdata', 'getData'], ['createdelete', 'create+delete']] as const) {
+  for (const [workload, label] of [
+    ['getdata', 'getData'],
+    ['createdelete', 'create+delete'],
+  ] as const) {
     for (const s of r.servers) {
       for (const c of clients) {
         const xs = r.samples.get(`${workload}|${c}|${s}`);
@@ -557,9 +610,12 @@ function report(r: ReportInput): void {
   // Targets (issue 6).
   const g = (c: string, s: ServerName, f: keyof Sample = 'opsPerSec', w = 'getdata'): number | undefined => med(w, c, s, f);
   const check = (label: string, value: number | undefined, ok: (v: number) => boolean, target: string): void => {
-    out.push(`${value === undefined ? '–' : ok(value) ? '✓' : '✗'} ${label}: ${value === undefined ? 'n/a' : fmtRatio(value)} (target ${target})`);
+    out.push(
+      `${value === undefined ? '–' : ok(value) ? '✓' : '✗'} ${label}: ${value === undefined ? 'n/a' : fmtRatio(value)} (target ${target})`,
+    );
   };
-  const ratio = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined || b === undefined ? undefined : a / b);
+  const ratio = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined || b === undefined ? undefined : a / b;
   out.push('');
   out.push('Targets');
   for (const s of r.servers) {
@@ -570,9 +626,19 @@ function report(r: ReportInput): void {
     }
     check(`[${s}] Tenure / Java getData throughput`, ratio(g('Tenure', s), g('Java ZooKeeper 3.8', s)), (v) => v >= 1.0, '≥ 1.0×');
     check(`[${s}] Tenure / nzc getData throughput`, ratio(g('Tenure', s), g('node-zookeeper-client', s)), (v) => v >= 1.2, '≥ 1.2×');
-    check(`[${s}] Tenure / nzc CPU per op`, ratio(g('Tenure', s, 'cpuUsPerOp'), g('node-zookeeper-client', s, 'cpuUsPerOp')), (v) => v <= 0.7, '≤ 0.7×');
+    check(
+      `[${s}] Tenure / nzc CPU per op`,
+      ratio(g('Tenure', s, 'cpuUsPerOp'), g('node-zookeeper-client', s, 'cpuUsPerOp')),
+      (v) => v <= 0.7,
+      '≤ 0.7×',
+    );
   }
-  check('embedded (TCP) / ZooKeeper 3.8, Tenure getData', ratio(g('Tenure', 'embedded (TCP)'), g('Tenure', 'ZooKeeper 3.8')), (v) => v >= 1.0, '≥ 1.0×');
+  check(
+    'embedded (TCP) / ZooKeeper 3.8, Tenure getData',
+    ratio(g('Tenure', 'embedded (TCP)'), g('Tenure', 'ZooKeeper 3.8')),
+    (v) => v >= 1.0,
+    '≥ 1.0×',
+  );
   console.log(out.join('\n'));
 }
 

@@ -66,8 +66,6 @@ async function tenureCase(target: Target, clients: number, connectString: string
   process.stdout.write(JSON.stringify(rounds) + '\n');
 }
 
-
-
 async function main(): Promise<void> {
   const only = arg('case', '');
   if (only) return tenureCase(only as Target, Number(arg('n', '1')), arg('connect', ''), arg('policy', 'same'));
@@ -78,7 +76,24 @@ async function main(): Promise<void> {
   if (!java.available) throw new Error(`Curator is needed for this benchmark: ${java.reason}`);
   const self = fileURLToPath(import.meta.url);
   const tenure = (target: Target, n: number, connect = '', policy = 'same'): Promise<number[]> =>
-    caseRounds(process.execPath, [...process.execArgv, self, '--case', target, '--n', String(n), '--connect', connect, '--policy', policy, '--seconds', String(SECONDS), '--rounds', String(ROUNDS), '--warmup', String(WARMUP)]);
+    caseRounds(process.execPath, [
+      ...process.execArgv,
+      self,
+      '--case',
+      target,
+      '--n',
+      String(n),
+      '--connect',
+      connect,
+      '--policy',
+      policy,
+      '--seconds',
+      String(SECONDS),
+      '--rounds',
+      String(ROUNDS),
+      '--warmup',
+      String(WARMUP),
+    ]);
 
   process.stderr.write('compiling the Curator benchmark and starting ZooKeeper...\n');
   const [compiled, server] = await Promise.all([
@@ -87,12 +102,39 @@ async function main(): Promise<void> {
     TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
   ]);
   const curator = (n: number, path: string): Promise<number[]> =>
-    caseRounds(java.toolchain.java, ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', compiled.classpath, 'CuratorCounterBench', server.connectString, path, String(n), String(SECONDS), String(ROUNDS), String(WARMUP)]);
+    caseRounds(java.toolchain.java, [
+      '-Xmx512m',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+      '-cp',
+      compiled.classpath,
+      'CuratorCounterBench',
+      server.connectString,
+      path,
+      String(n),
+      String(SECONDS),
+      String(ROUNDS),
+      String(WARMUP),
+    ]);
   const results: Array<{ name: string; tenure: number[]; curator?: number[] }> = [];
   try {
     // Warm ZooKeeper's JIT up before anything is measured.
     process.stderr.write('warming ZooKeeper up...\n');
-    await caseRounds(process.execPath, [...process.execArgv, self, '--case', 'zookeeper', '--n', String(CLIENTS), '--connect', server.connectString, '--seconds', '1', '--rounds', '1', '--warmup', '2']);
+    await caseRounds(process.execPath, [
+      ...process.execArgv,
+      self,
+      '--case',
+      'zookeeper',
+      '--n',
+      String(CLIENTS),
+      '--connect',
+      server.connectString,
+      '--seconds',
+      '1',
+      '--rounds',
+      '1',
+      '--warmup',
+      '2',
+    ]);
     await curator(CLIENTS, '/bench/warmup');
     for (const n of [1, CLIENTS]) {
       const label = n === 1 ? 'uncontended (1 client)' : `contended (${n} clients)`;
@@ -103,7 +145,10 @@ async function main(): Promise<void> {
       results.push({ name: `ZooKeeper, ${label}`, tenure: t, curator: c });
     }
     process.stderr.write(`ZooKeeper, ${CLIENTS} contenders: Tenure with its default conflict policy...\n`);
-    results.push({ name: `ZooKeeper, contended (${CLIENTS} clients), Tenure default policy`, tenure: await tenure('zookeeper', CLIENTS, server.connectString, 'default') });
+    results.push({
+      name: `ZooKeeper, contended (${CLIENTS} clients), Tenure default policy`,
+      tenure: await tenure('zookeeper', CLIENTS, server.connectString, 'default'),
+    });
     for (const n of [1, CLIENTS]) {
       const label = n === 1 ? 'uncontended (1 client)' : `contended (${n} clients)`;
       process.stderr.write(`embedded, ${label}: Tenure...\n`);
@@ -115,8 +160,12 @@ async function main(): Promise<void> {
   }
 
   const javaVersion = spawnSync(java.toolchain.java, ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0];
-  console.log(`AtomicLong increments (succeeded) per second, median of ${ROUNDS} x ${SECONDS} s (after ${WARMUP} s warm-up), each case in a fresh process`);
-  console.log(`ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}; ${CLIENTS}-client cases: one session per client`);
+  console.log(
+    `AtomicLong increments (succeeded) per second, median of ${ROUNDS} x ${SECONDS} s (after ${WARMUP} s warm-up), each case in a fresh process`,
+  );
+  console.log(
+    `ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}; ${CLIENTS}-client cases: one session per client`,
+  );
   const rows = results.map((r) => {
     const t = median(r.tenure);
     const c = r.curator ? median(r.curator) : undefined;
@@ -127,7 +176,10 @@ async function main(): Promise<void> {
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(line(head));
   for (const r of rows) console.log(line(r));
-  for (const r of results) console.log(`  ${r.name}: Tenure rounds ${r.tenure.map((x) => Math.round(x)).join(', ')}${r.curator ? `; Curator rounds ${r.curator.map((x) => Math.round(x)).join(', ')}` : ''}`);
+  for (const r of results)
+    console.log(
+      `  ${r.name}: Tenure rounds ${r.tenure.map((x) => Math.round(x)).join(', ')}${r.curator ? `; Curator rounds ${r.curator.map((x) => Math.round(x)).join(', ')}` : ''}`,
+    );
 }
 
 await main();

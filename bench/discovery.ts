@@ -51,7 +51,8 @@ async function registry(connect: string) {
 /** getInstance() calls/s of each round, from a warm cache. */
 async function tenureGetInstance(connect: string): Promise<void> {
   const { client, discovery } = await registry(connect);
-  for (let i = 0; i < INSTANCES; i++) await discovery.registerService({ name: 'bench-get-t', id: `t${i}`, address: `10.0.0.${i}`, port: 8000 + i });
+  for (let i = 0; i < INSTANCES; i++)
+    await discovery.registerService({ name: 'bench-get-t', id: `t${i}`, address: `10.0.0.${i}`, port: 8000 + i });
   const provider = discovery.serviceProvider('bench-get-t');
   await provider.start();
   if (provider.getAllInstances().length !== INSTANCES) throw new Error(`the provider sees ${provider.getAllInstances().length}`);
@@ -164,7 +165,10 @@ async function main(): Promise<void> {
     // A benchmark server gets the full JIT (TestingServer defaults to a quick-start C1 JVM).
     TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
   ]);
-  const jvm = (...a: string[]): [string, string[]] => [java.toolchain.java, ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=error', '-cp', compiled.classpath, 'CuratorDiscoveryBench', ...a]];
+  const jvm = (...a: string[]): [string, string[]] => [
+    java.toolchain.java,
+    ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=error', '-cp', compiled.classpath, 'CuratorDiscoveryBench', ...a],
+  ];
   const cs = server.connectString;
   const count = String(REGISTRATIONS + SKIP);
   let get: { tenure: number[]; curator: number[] };
@@ -173,12 +177,31 @@ async function main(): Promise<void> {
     process.stderr.write('getInstance(): Curator...\n');
     const gc = await caseRounds(...jvm('getinstance', cs, BASE, String(INSTANCES), String(SECONDS), String(ROUNDS), String(WARMUP)));
     process.stderr.write('getInstance(): Tenure...\n');
-    const gt = await caseRounds(...node('--case', 'getinstance', '--connect', cs, '--seconds', String(SECONDS), '--rounds', String(ROUNDS), '--warmup', String(WARMUP)));
+    const gt = await caseRounds(
+      ...node(
+        '--case',
+        'getinstance',
+        '--connect',
+        cs,
+        '--seconds',
+        String(SECONDS),
+        '--rounds',
+        String(ROUNDS),
+        '--warmup',
+        String(WARMUP),
+      ),
+    );
     get = { tenure: gt, curator: gc };
     process.stderr.write(`registration to appearance, ${REGISTRATIONS} registrations: Curator...\n`);
-    const lc = await latencyCase(jvm('watch', cs, BASE, 'lat-curator', count, String(SKIP)), jvm('register', cs, BASE, 'lat-curator', count, String(GAP_MS)));
+    const lc = await latencyCase(
+      jvm('watch', cs, BASE, 'lat-curator', count, String(SKIP)),
+      jvm('register', cs, BASE, 'lat-curator', count, String(GAP_MS)),
+    );
     process.stderr.write(`registration to appearance, ${REGISTRATIONS} registrations: Tenure...\n`);
-    const lt = await latencyCase(node('--case', 'watch', '--connect', cs, '--name', 'lat-tenure', '--count', count), node('--case', 'register', '--connect', cs, '--name', 'lat-tenure', '--count', count));
+    const lt = await latencyCase(
+      node('--case', 'watch', '--connect', cs, '--name', 'lat-tenure', '--count', count),
+      node('--case', 'register', '--connect', cs, '--name', 'lat-tenure', '--count', count),
+    );
     lat = { tenure: lt, curator: lc };
   } finally {
     await server.close();
@@ -186,19 +209,38 @@ async function main(): Promise<void> {
   }
 
   const javaVersion = spawnSync(java.toolchain.java, ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0];
-  console.log(`ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}; each case in fresh processes`);
+  console.log(
+    `ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}; each case in fresh processes`,
+  );
   const ms = (x: number): string => `${x.toFixed(2)} ms`;
   const rows = [
-    [`getInstance() from a warm cache (${INSTANCES} instances, round robin), median of ${ROUNDS} x ${SECONDS} s`, perSecond(median(get.tenure)), perSecond(median(get.curator)), `${(median(get.tenure) / median(get.curator)).toFixed(2)}x`],
-    [`registration -> another process's cache, p50 (${lat.tenure.length} / ${lat.curator.length})`, ms(percentile(lat.tenure, 0.5)), ms(percentile(lat.curator, 0.5)), `${(percentile(lat.tenure, 0.5) / percentile(lat.curator, 0.5)).toFixed(2)}x`],
-    [`registration -> another process's cache, p99`, ms(percentile(lat.tenure, 0.99)), ms(percentile(lat.curator, 0.99)), `${(percentile(lat.tenure, 0.99) / percentile(lat.curator, 0.99)).toFixed(2)}x`],
+    [
+      `getInstance() from a warm cache (${INSTANCES} instances, round robin), median of ${ROUNDS} x ${SECONDS} s`,
+      perSecond(median(get.tenure)),
+      perSecond(median(get.curator)),
+      `${(median(get.tenure) / median(get.curator)).toFixed(2)}x`,
+    ],
+    [
+      `registration -> another process's cache, p50 (${lat.tenure.length} / ${lat.curator.length})`,
+      ms(percentile(lat.tenure, 0.5)),
+      ms(percentile(lat.curator, 0.5)),
+      `${(percentile(lat.tenure, 0.5) / percentile(lat.curator, 0.5)).toFixed(2)}x`,
+    ],
+    [
+      `registration -> another process's cache, p99`,
+      ms(percentile(lat.tenure, 0.99)),
+      ms(percentile(lat.curator, 0.99)),
+      `${(percentile(lat.tenure, 0.99) / percentile(lat.curator, 0.99)).toFixed(2)}x`,
+    ],
   ];
   const head = ['case', 'Tenure', 'Curator', 'Tenure/Curator'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(line(head));
   for (const r of rows) console.log(line(r));
-  console.log(`  getInstance rounds: Tenure ${get.tenure.map((x) => Math.round(x)).join(', ')}; Curator ${get.curator.map((x) => Math.round(x)).join(', ')}`);
+  console.log(
+    `  getInstance rounds: Tenure ${get.tenure.map((x) => Math.round(x)).join(', ')}; Curator ${get.curator.map((x) => Math.round(x)).join(', ')}`,
+  );
   console.log('  (for latency, lower is better: a ratio below 1 means Tenure is faster)');
 }
 

@@ -50,10 +50,16 @@ const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-const pct = (xs: readonly number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+const pct = (xs: readonly number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 function newClient(target: { connectString: string } | { transport: import('@tenure/client').Transport }): Client {
-  return createClient({ ...target, sessionTimeoutMs: SESSION_MS, connectionTimeoutMs: 5000, retryPolicy: RetryPolicies.exponentialBackoff(20, 10, 500) });
+  return createClient({
+    ...target,
+    sessionTimeoutMs: SESSION_MS,
+    connectionTimeoutMs: 5000,
+    retryPolicy: RetryPolicies.exponentialBackoff(20, 10, 500),
+  });
 }
 
 /** Tenure's close case: the leader closes, the follower leads, the old leader rejoins; `rounds` timed after `warmup`. */
@@ -98,7 +104,11 @@ interface LossMember {
  * The session-loss case: the leader's proxy blackholes its connection; timed until the
  * follower's isLeader. Each round a new participant joins at the back through a new proxy.
  */
-async function lossRounds(connectString: string, rounds: number, join: (id: string, proxy: FaultProxyT) => Promise<LossMember>): Promise<number[]> {
+async function lossRounds(
+  connectString: string,
+  rounds: number,
+  join: (id: string, proxy: FaultProxyT) => Promise<LossMember>,
+): Promise<number[]> {
   const member = async (id: string): Promise<LossMember> => join(id, await FaultProxy.start(connectString));
   let leader = await member('p0');
   await leader.led;
@@ -127,7 +137,11 @@ async function main(): Promise<void> {
     compileJava([join(root, 'bench/java/CuratorLeaderBench.java')]),
     TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
   ]);
-  const jvm = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorLeaderBench', args: [String(SESSION_MS)], jvmFlags: ['-Xmx512m'] }, /^ready$/, 60_000);
+  const jvm = await JavaProgram.start(
+    { classpath: compiled.classpath, mainClass: 'CuratorLeaderBench', args: [String(SESSION_MS)], jvmFlags: ['-Xmx512m'] },
+    /^ready$/,
+    60_000,
+  );
   const results: Record<string, { tenure: number[]; curator?: number[] }> = {};
   let rtt: number[] = [];
   let negotiated = 0;
@@ -206,9 +220,15 @@ async function main(): Promise<void> {
 
   const javaVersion = spawnSync(java.toolchain.java, ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0];
   const ms = (n: number | undefined): string => (n === undefined ? '-' : `${n.toFixed(n < 10 ? 2 : n < 100 ? 1 : 0)} ms`);
-  console.log(`LeaderLatch failover, 2 participants (own sessions); close: median of ${ROUNDS} rounds after ${WARMUP} warm-up; session loss: median of ${LOSS_ROUNDS}`);
-  console.log(`ZooKeeper 3.8 standalone on loopback (tickTime ${TICK_MS} ms, forceSync=no); session timeout ${negotiated} ms negotiated; Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}`);
-  console.log(`round trip here (exists, median): ${ms(median(rtt))}; targets: close <= 1 round trip + the notification; session loss <= ${negotiated} + ${TICK_MS} = ${negotiated + TICK_MS} ms`);
+  console.log(
+    `LeaderLatch failover, 2 participants (own sessions); close: median of ${ROUNDS} rounds after ${WARMUP} warm-up; session loss: median of ${LOSS_ROUNDS}`,
+  );
+  console.log(
+    `ZooKeeper 3.8 standalone on loopback (tickTime ${TICK_MS} ms, forceSync=no); session timeout ${negotiated} ms negotiated; Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}`,
+  );
+  console.log(
+    `round trip here (exists, median): ${ms(median(rtt))}; targets: close <= 1 round trip + the notification; session loss <= ${negotiated} + ${TICK_MS} = ${negotiated + TICK_MS} ms`,
+  );
   const head = ['case', 'Tenure median', 'p90', 'Curator median', 'p90', 'Tenure/Curator'];
   const rows = Object.entries(results).map(([name, r]) => {
     const t = median(r.tenure);
@@ -221,7 +241,9 @@ async function main(): Promise<void> {
   for (const r of rows) console.log(fmtRow(r));
   console.log('(Tenure/Curator < 1: Tenure fails over faster)');
   for (const [name, r] of Object.entries(results)) {
-    console.log(`  ${name}: Tenure ${r.tenure.map((x) => x.toFixed(1)).join(', ')}${r.curator ? `; Curator ${r.curator.map((x) => x.toFixed(1)).join(', ')}` : ''}`);
+    console.log(
+      `  ${name}: Tenure ${r.tenure.map((x) => x.toFixed(1)).join(', ')}${r.curator ? `; Curator ${r.curator.map((x) => x.toFixed(1)).join(', ')}` : ''}`,
+    );
   }
   rtt = [];
 }

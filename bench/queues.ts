@@ -35,7 +35,8 @@ type Target = 'zookeeper' | 'embedded';
 async function tenureCase(target: Target, pairs: number, connectString: string): Promise<void> {
   const { createEmbeddedServer } = await import('@tenure/server');
   const embedded = target === 'embedded' ? createEmbeddedServer({ tickMs: 2000 }) : undefined;
-  const open = () => createClient(embedded ? { transport: embedded.transport(), sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000 });
+  const open = () =>
+    createClient(embedded ? { transport: embedded.transport(), sessionTimeoutMs: 30_000 } : { connectString, sessionTimeoutMs: 30_000 });
   const producers = Array.from({ length: pairs }, open);
   const consumers = Array.from({ length: pairs }, open);
   await Promise.all([...producers, ...consumers].map((c) => c.start()));
@@ -74,8 +75,6 @@ async function tenureCase(target: Target, pairs: number, connectString: string):
   process.stdout.write(JSON.stringify(rounds) + '\n');
 }
 
-
-
 async function main(): Promise<void> {
   const only = arg('case', '');
   if (only) return tenureCase(only as Target, Number(arg('n', '1')), arg('connect', ''));
@@ -86,7 +85,22 @@ async function main(): Promise<void> {
   if (!java.available) throw new Error(`Curator is needed for this benchmark: ${java.reason}`);
   const self = fileURLToPath(import.meta.url);
   const tenure = (target: Target, n: number, connect = ''): Promise<number[]> =>
-    caseRounds(process.execPath, [...process.execArgv, self, '--case', target, '--n', String(n), '--connect', connect, '--seconds', String(SECONDS), '--rounds', String(ROUNDS), '--warmup', String(WARMUP)]);
+    caseRounds(process.execPath, [
+      ...process.execArgv,
+      self,
+      '--case',
+      target,
+      '--n',
+      String(n),
+      '--connect',
+      connect,
+      '--seconds',
+      String(SECONDS),
+      '--rounds',
+      String(ROUNDS),
+      '--warmup',
+      String(WARMUP),
+    ]);
 
   process.stderr.write('compiling the Curator benchmark and starting ZooKeeper...\n');
   const [compiled, server] = await Promise.all([
@@ -94,7 +108,20 @@ async function main(): Promise<void> {
     TestingServer.start({ jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] }),
   ]);
   const curator = (n: number, path: string): Promise<number[]> =>
-    caseRounds(java.toolchain.java, ['-Xmx512m', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', compiled.classpath, 'CuratorQueueBench', server.connectString, path, String(n), String(n), String(SECONDS), String(ROUNDS), String(WARMUP)]);
+    caseRounds(java.toolchain.java, [
+      '-Xmx512m',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+      '-cp',
+      compiled.classpath,
+      'CuratorQueueBench',
+      server.connectString,
+      path,
+      String(n),
+      String(n),
+      String(SECONDS),
+      String(ROUNDS),
+      String(WARMUP),
+    ]);
   const results: Array<{ name: string; tenure: number[]; curator?: number[] }> = [];
   try {
     process.stderr.write('warming ZooKeeper up...\n');
@@ -117,8 +144,12 @@ async function main(): Promise<void> {
   }
 
   const javaVersion = spawnSync(java.toolchain.java, ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0];
-  console.log(`DistributedQueue put + take items per second, median of ${ROUNDS} x ${SECONDS} s (after ${WARMUP} s warm-up), each case in a fresh process`);
-  console.log(`ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}; one session per producer and per consumer`);
+  console.log(
+    `DistributedQueue put + take items per second, median of ${ROUNDS} x ${SECONDS} s (after ${WARMUP} s warm-up), each case in a fresh process`,
+  );
+  console.log(
+    `ZooKeeper 3.8 standalone on loopback (forceSync=no); Curator 5.4.0 on ${javaVersion}; Tenure on node ${process.version}; one session per producer and per consumer`,
+  );
   const rows = results.map((r) => {
     const t = median(r.tenure);
     const c = r.curator ? median(r.curator) : undefined;
@@ -129,7 +160,10 @@ async function main(): Promise<void> {
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(line(head));
   for (const r of rows) console.log(line(r));
-  for (const r of results) console.log(`  ${r.name}: Tenure rounds ${r.tenure.map((x) => Math.round(x)).join(', ')}${r.curator ? `; Curator rounds ${r.curator.map((x) => Math.round(x)).join(', ')}` : ''}`);
+  for (const r of results)
+    console.log(
+      `  ${r.name}: Tenure rounds ${r.tenure.map((x) => Math.round(x)).join(', ')}${r.curator ? `; Curator rounds ${r.curator.map((x) => Math.round(x)).join(', ')}` : ''}`,
+    );
 }
 
 await main();

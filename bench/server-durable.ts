@@ -76,10 +76,28 @@ interface Durable {
 }
 
 async function startTenure(dir: string, forceSync: string, port = 0): Promise<Durable & { servingMs: number }> {
-  const args = ['--data-dir', dir, '--force-sync', forceSync, '--tick-time', '2000', '--max-client-cnxns', '0', '--snap-count', String(SNAP_COUNT), '--log-level', 'info', '--port', String(port)];
+  const args = [
+    '--data-dir',
+    dir,
+    '--force-sync',
+    forceSync,
+    '--tick-time',
+    '2000',
+    '--max-client-cnxns',
+    '0',
+    '--snap-count',
+    String(SNAP_COUNT),
+    '--log-level',
+    'info',
+    '--port',
+    String(port),
+  ];
   const prof = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
   const spawn = (p: number): TenureServerProcess =>
-    TenureServerProcess.spawn({ command: [process.execPath, '--max-old-space-size=2048', ...prof, BIN], args: args.map((a, i) => (args[i - 1] === '--port' ? String(p) : a)) });
+    TenureServerProcess.spawn({
+      command: [process.execPath, '--max-old-space-size=2048', ...prof, BIN],
+      args: args.map((a, i) => (args[i - 1] === '--port' ? String(p) : a)),
+    });
   const t0 = performance.now();
   let proc = spawn(port);
   await proc.ready(600_000);
@@ -147,15 +165,24 @@ function rssKb(pid: number): number {
 
 async function connect(connectString: string, timeoutMs = 5000): Promise<Connection> {
   const t = zookeeper(connectString);
-  const attempt = t.connect(t.hosts[0]!, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 40_000, readOnly: false }, { onEvent: () => undefined, onClose: () => undefined });
+  const attempt = t.connect(
+    t.hosts[0]!,
+    { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 40_000, readOnly: false },
+    { onEvent: () => undefined, onClose: () => undefined },
+  );
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no handshake from ${connectString} within ${timeoutMs} ms`)), timeoutMs)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no handshake from ${connectString} within ${timeoutMs} ms`)), timeoutMs)),
+  );
   try {
     const r = await Promise.race([attempt, timeout]);
     if (r.kind !== 'connected') throw new Error(`${connectString}: session refused`);
     return r.connection;
   } catch (err) {
-    void attempt.then((r) => r.kind === 'connected' && r.connection.close(), () => undefined);
+    void attempt.then(
+      (r) => r.kind === 'connected' && r.connection.close(),
+      () => undefined,
+    );
     throw err;
   } finally {
     clearTimeout(timer);
@@ -186,7 +213,10 @@ async function pipelined(op: () => Promise<void>, ms: number, window: number): P
 /** The rate cases on both servers, one forceSync setting: case → server → ops/s (median). */
 async function rates(forceSync: string, base: string): Promise<Map<string, Record<ServerName, number>>> {
   log(`\nforceSync=${forceSync}: starting both servers`);
-  const servers = [await startTenure(join(base, `tenure-${forceSync}`), forceSync), await startZooKeeper(join(base, `zk-${forceSync}`), forceSync)];
+  const servers = [
+    await startTenure(join(base, `tenure-${forceSync}`), forceSync),
+    await startZooKeeper(join(base, `zk-${forceSync}`), forceSync),
+  ];
   const samples = new Map<string, Record<ServerName, number[]>>();
   try {
     const conns = new Map<ServerName, Connection>();
@@ -202,7 +232,8 @@ async function rates(forceSync: string, base: string): Promise<Map<string, Recor
       setData: () => must(c, { type: OpCode.setData, path: '/rate-d', data, version: -1 }),
     });
     log('warm-up');
-    for (const s of servers) for (const op of Object.values(ops(conns.get(s.name)!))) await pipelined(op, Math.min(1000, SECONDS * 500), 200);
+    for (const s of servers)
+      for (const op of Object.values(ops(conns.get(s.name)!))) await pipelined(op, Math.min(1000, SECONDS * 500), 200);
     for (let round = 0; round < ROUNDS; round++) {
       for (const opName of ['create', 'setData']) {
         for (const window of IN_FLIGHT) {
@@ -216,7 +247,9 @@ async function rates(forceSync: string, base: string): Promise<Map<string, Recor
           }
         }
       }
-      log(`round ${round + 1}/${ROUNDS}: ${[...samples].map(([k, v]) => `${k}: ${fmt(v.tenure.at(-1)!)} vs ${fmt(v.zookeeper.at(-1)!)}`).join('; ')}`);
+      log(
+        `round ${round + 1}/${ROUNDS}: ${[...samples].map(([k, v]) => `${k}: ${fmt(v.tenure.at(-1)!)} vs ${fmt(v.zookeeper.at(-1)!)}`).join('; ')}`,
+      );
     }
     for (const c of conns.values()) c.close();
   } finally {
@@ -251,7 +284,8 @@ async function firstRequest(connectString: string, t0: number, expectChildren: n
         const ms = performance.now() - t0;
         if (r.err !== 0) throw new Error(`exists /fill failed with ${r.err}`);
         const n = (r.response as { stat: { numChildren: number } }).stat.numChildren;
-        if (n !== expectChildren) throw new Error(`${connectString}: /fill has ${n} children after the restart, ${expectChildren} were acknowledged`);
+        if (n !== expectChildren)
+          throw new Error(`${connectString}: /fill has ${n} children after the restart, ${expectChildren} were acknowledged`);
         return { ms, zxid: r.zxid };
       } finally {
         c.close();
@@ -323,8 +357,20 @@ async function restartCase(name: ServerName, base: string): Promise<RestartFigur
     const logTxns = Number(first.zxid - snapshotZxid);
     await sleep(2000);
     const rssAfterRestartKb = rssKb(server.pid());
-    log(`  restart: snapshot at ${fmt(Number(snapshotZxid))} txns plus ${fmt(logTxns)} in the log; ${secs(firstRequestMs)} to the first request; RSS ${mb(rssAfterFillKb)} after the fill, ${mb(rssAfterRestartKb)} after the restart`);
-    return { emptyStartMs, fillPerSec, maxLatencyMs, rssAfterFillKb, servingMs: name === 'tenure' ? servingMs : undefined, firstRequestMs, logTxns, rssAfterRestartKb, dataDirBytes };
+    log(
+      `  restart: snapshot at ${fmt(Number(snapshotZxid))} txns plus ${fmt(logTxns)} in the log; ${secs(firstRequestMs)} to the first request; RSS ${mb(rssAfterFillKb)} after the fill, ${mb(rssAfterRestartKb)} after the restart`,
+    );
+    return {
+      emptyStartMs,
+      fillPerSec,
+      maxLatencyMs,
+      rssAfterFillKb,
+      servingMs: name === 'tenure' ? servingMs : undefined,
+      firstRequestMs,
+      logTxns,
+      rssAfterRestartKb,
+      dataDirBytes,
+    };
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -345,11 +391,13 @@ async function main(): Promise<void> {
   try {
     const rateResults = new Map<string, Map<string, Record<ServerName, number>>>();
     if (ONLY !== 'restart') for (const forceSync of ['yes', 'no']) rateResults.set(forceSync, await rates(forceSync, base));
-    const restart = ONLY === 'rates' ? undefined : { tenure: await restartCase('tenure', base), zookeeper: await restartCase('zookeeper', base) };
+    const restart =
+      ONLY === 'rates' ? undefined : { tenure: await restartCase('tenure', base), zookeeper: await restartCase('zookeeper', base) };
 
     const rows: string[][] = [];
     for (const [forceSync, cases] of rateResults) {
-      for (const [key, v] of cases) rows.push([`${key} (ops/s)`, forceSync, fmt(v.tenure), fmt(v.zookeeper), `${(v.tenure / v.zookeeper).toFixed(2)}×`]);
+      for (const [key, v] of cases)
+        rows.push([`${key} (ops/s)`, forceSync, fmt(v.tenure), fmt(v.zookeeper), `${(v.tenure / v.zookeeper).toFixed(2)}×`]);
     }
     const t = restart?.tenure;
     const z = restart?.zookeeper;
@@ -357,21 +405,68 @@ async function main(): Promise<void> {
     const n = fmt(NODES);
     if (t && z)
       rows.push(
-      [`fill: ${n} creates, ${FILL_IN_FLIGHT} in flight (creates/s)`, r, fmt(t.fillPerSec), fmt(z.fillPerSec), `${(t.fillPerSec / z.fillPerSec).toFixed(2)}×`],
-      [`fill: the slowest create (1000 in flight)`, r, `${fmt(t.maxLatencyMs)} ms`, `${fmt(z.maxLatencyMs)} ms`, `${(t.maxLatencyMs / z.maxLatencyMs).toFixed(2)}×`],
-      [`restart with ${n} nodes: to the first request`, r, secs(t.firstRequestMs), secs(z.firstRequestMs), `${(t.firstRequestMs / z.firstRequestMs).toFixed(2)}×`],
-      [`restart with ${n} nodes: to the serving log line`, r, secs(t.servingMs!), '-', '-'],
-      [`restart with ${n} nodes: txns replayed after the snapshot`, r, fmt(t.logTxns), fmt(z.logTxns), '-'],
-      ['empty start: to the first request', r, secs(t.emptyStartMs), secs(z.emptyStartMs), `${(t.emptyStartMs / z.emptyStartMs).toFixed(2)}×`],
-      [`RSS with ${n} nodes, after the fill`, r, mb(t.rssAfterFillKb), mb(z.rssAfterFillKb), `${(t.rssAfterFillKb / z.rssAfterFillKb).toFixed(2)}×`],
-      [`RSS with ${n} nodes, after the restart`, r, mb(t.rssAfterRestartKb), mb(z.rssAfterRestartKb), `${(t.rssAfterRestartKb / z.rssAfterRestartKb).toFixed(2)}×`],
-      [`disk used with ${n} nodes (snapshots + logs, no purge)`, r, mb(t.dataDirBytes / 1024), mb(z.dataDirBytes / 1024), `${(t.dataDirBytes / z.dataDirBytes).toFixed(2)}×`],
-    );
+        [
+          `fill: ${n} creates, ${FILL_IN_FLIGHT} in flight (creates/s)`,
+          r,
+          fmt(t.fillPerSec),
+          fmt(z.fillPerSec),
+          `${(t.fillPerSec / z.fillPerSec).toFixed(2)}×`,
+        ],
+        [
+          `fill: the slowest create (1000 in flight)`,
+          r,
+          `${fmt(t.maxLatencyMs)} ms`,
+          `${fmt(z.maxLatencyMs)} ms`,
+          `${(t.maxLatencyMs / z.maxLatencyMs).toFixed(2)}×`,
+        ],
+        [
+          `restart with ${n} nodes: to the first request`,
+          r,
+          secs(t.firstRequestMs),
+          secs(z.firstRequestMs),
+          `${(t.firstRequestMs / z.firstRequestMs).toFixed(2)}×`,
+        ],
+        [`restart with ${n} nodes: to the serving log line`, r, secs(t.servingMs!), '-', '-'],
+        [`restart with ${n} nodes: txns replayed after the snapshot`, r, fmt(t.logTxns), fmt(z.logTxns), '-'],
+        [
+          'empty start: to the first request',
+          r,
+          secs(t.emptyStartMs),
+          secs(z.emptyStartMs),
+          `${(t.emptyStartMs / z.emptyStartMs).toFixed(2)}×`,
+        ],
+        [
+          `RSS with ${n} nodes, after the fill`,
+          r,
+          mb(t.rssAfterFillKb),
+          mb(z.rssAfterFillKb),
+          `${(t.rssAfterFillKb / z.rssAfterFillKb).toFixed(2)}×`,
+        ],
+        [
+          `RSS with ${n} nodes, after the restart`,
+          r,
+          mb(t.rssAfterRestartKb),
+          mb(z.rssAfterRestartKb),
+          `${(t.rssAfterRestartKb / z.rssAfterRestartKb).toFixed(2)}×`,
+        ],
+        [
+          `disk used with ${n} nodes (snapshots + logs, no purge)`,
+          r,
+          mb(t.dataDirBytes / 1024),
+          mb(z.dataDirBytes / 1024),
+          `${(t.dataDirBytes / z.dataDirBytes).toFixed(2)}×`,
+        ],
+      );
     const header = ['measure', 'forceSync', 'tenure-server', 'ZooKeeper 3.8', 'Tenure / ZooKeeper'];
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
-    console.log(`\ntenure-server vs ZooKeeper 3.8, durable on ${df[0]} (node ${process.version}, ${cpus().length} cpus, ${new Date().toISOString()})`);
-    console.log(`${SECONDS} s per case, median of ${ROUNDS} rounds, ${PAYLOAD}-byte payloads, snapCount ${SNAP_COUNT}; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}; took ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+    const line = (cells: readonly string[]): string =>
+      `| ${cells.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ')} |`;
+    console.log(
+      `\ntenure-server vs ZooKeeper 3.8, durable on ${df[0]} (node ${process.version}, ${cpus().length} cpus, ${new Date().toISOString()})`,
+    );
+    console.log(
+      `${SECONDS} s per case, median of ${ROUNDS} rounds, ${PAYLOAD}-byte payloads, snapCount ${SNAP_COUNT}; load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}; took ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+    );
     console.log(line(header));
     console.log(`|${widths.map((w, i) => (i >= 2 ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`);
     for (const row of rows) console.log(line(row));

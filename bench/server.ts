@@ -38,7 +38,12 @@ const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function connect(t: Transport, timeoutMs = 30_000, onEvent: () => void = () => undefined, onClose: () => void = () => undefined): Promise<Connection> {
+async function connect(
+  t: Transport,
+  timeoutMs = 30_000,
+  onEvent: () => void = () => undefined,
+  onClose: () => void = () => undefined,
+): Promise<Connection> {
   const r = await t.connect(
     t.hosts[0]!,
     { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs, readOnly: false },
@@ -122,9 +127,7 @@ async function idleSessions(): Promise<void> {
   const t0 = performance.now();
   const conns: Connection[] = [];
   for (let i = 0; i < SESSIONS; i += 1000) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(1000, SESSIONS - i) }, () => connect(t, timeoutMs, undefined, onClose)),
-    );
+    const batch = await Promise.all(Array.from({ length: Math.min(1000, SESSIONS - i) }, () => connect(t, timeoutMs, undefined, onClose)));
     conns.push(...batch);
   }
   const opened = performance.now() - t0;
@@ -132,7 +135,11 @@ async function idleSessions(): Promise<void> {
   gc();
   const mem = process.memoryUsage();
   row('open idle sessions', `${fmt(SESSIONS)} in ${fmt(opened)} ms`, `${fmt(SESSIONS / (opened / 1000))} sessions/s`);
-  row('memory holding them', `${mb(mem.heapUsed - heap0)} heap`, `${fmt((mem.heapUsed - heap0) / SESSIONS)} B/session, rss +${mb(mem.rss - rss0)}`);
+  row(
+    'memory holding them',
+    `${mb(mem.heapUsed - heap0)} heap`,
+    `${fmt((mem.heapUsed - heap0) / SESSIONS)} B/session, rss +${mb(mem.rss - rss0)}`,
+  );
   // Idle cost: how busy the event loop is while all of them sit on the wheel.
   const elu0 = performance.eventLoopUtilization();
   await sleep(1000);
@@ -143,7 +150,11 @@ async function idleSessions(): Promise<void> {
   while (closed < SESSIONS) await sleep(10);
   const allGone = performance.now() - lastTouch;
   if (server.sessions().length !== 0) throw new Error('sessions left after expiry');
-  row('expire all of them', `last gone ${fmt(allGone - timeoutMs)} ms after its deadline`, `${fmt(allGone)} ms after the last open (waited ${fmt(sinceLastTouch)} ms idle first)`);
+  row(
+    'expire all of them',
+    `last gone ${fmt(allGone - timeoutMs)} ms after its deadline`,
+    `${fmt(allGone)} ms after the last open (waited ${fmt(sinceLastTouch)} ms idle first)`,
+  );
   conns.length = 0;
   await server.close();
 }
@@ -188,7 +199,11 @@ async function fanOut(): Promise<void> {
   for (let i = 0; i < writes; i++) void writer.send({ type: OpCode.setData, path: '/fan', data, version: -1 });
   await until(goal);
   const took = performance.now() - start;
-  row(`${writes} setData to ${fmt(WATCHERS)} persistent watchers`, `${took.toFixed(0)} ms`, `${fmt((writes * WATCHERS) / (took / 1000))} notifications/s`);
+  row(
+    `${writes} setData to ${fmt(WATCHERS)} persistent watchers`,
+    `${took.toFixed(0)} ms`,
+    `${fmt((writes * WATCHERS) / (took / 1000))} notifications/s`,
+  );
   await server.close();
 }
 

@@ -11,10 +11,18 @@ import { GroupMember, type Membership } from '@tenure/group';
 import { createEmbeddedServer } from '@tenure/server';
 
 const server = createEmbeddedServer({ tickMs: 200 });
-const show = (m: Membership): string => [...m].map(([id, payload]) => `${id}(${payload.toString()})`).sort().join(' ');
+const show = (m: Membership): string =>
+  [...m]
+    .map(([id, payload]) => `${id}(${payload.toString()})`)
+    .sort()
+    .join(' ');
 
 async function member(id: string, address: string): Promise<{ client: Client; member: GroupMember }> {
-  const client = createClient({ transport: server.transport(), sessionTimeoutMs: 2000, retryPolicy: RetryPolicies.exponentialBackoff(50, 10, 500) });
+  const client = createClient({
+    transport: server.transport(),
+    sessionTimeoutMs: 2000,
+    retryPolicy: RetryPolicies.exponentialBackoff(50, 10, 500),
+  });
   await client.start();
   const member = new GroupMember(client, '/services/api', id, address, { rejoinJitterMs: 200 });
   await member.start({ timeoutMs: 5000 });

@@ -76,7 +76,10 @@ async function lead(c: Candidate, leadership: Leadership): Promise<void> {
       await sleep(freeze); // stuck: the write goes out only afterwards
     }
     const ok = store.write(fencingToken, job);
-    log(c.name, ok ? `store: ${job} accepted (token ${fencingToken})` : `store: ${job} REFUSED: token ${fencingToken} is older than the store's`);
+    log(
+      c.name,
+      ok ? `store: ${job} accepted (token ${fencingToken})` : `store: ${job} REFUSED: token ${fencingToken} is older than the store's`,
+    );
     if (!ok) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 120);
@@ -108,7 +111,9 @@ function watch(c: Candidate): void {
 async function candidate(name: string): Promise<Candidate> {
   const client = createClient({ transport: server.transport(), sessionTimeoutMs: 2000 });
   const c: Candidate = { name, client, latch: new LeaderLatch(client, PATH, { id: name, closeMode: 'notifyLeader' }) };
-  client.on('stateChanged', (s: ConnectionState) => log(name, `connection ${s}${s === 'RECONNECTED' ? ` (session ${client.sessionId.toString(16).slice(-6)})` : ''}`));
+  client.on('stateChanged', (s: ConnectionState) =>
+    log(name, `connection ${s}${s === 'RECONNECTED' ? ` (session ${client.sessionId.toString(16).slice(-6)})` : ''}`),
+  );
   await client.start();
   watch(c);
   await c.latch.start();
@@ -160,14 +165,20 @@ await server.close();
 console.log('\n  terms');
 for (const t of terms) {
   const span = t.to === undefined ? 'until close' : `${Math.round(t.to - t.from)} ms`;
-  console.log(`    ${t.who.padEnd(6)} token ${String(t.token).padStart(3)}  from +${Math.round(t.from)} ms, ${span}${t.end ? ` (${t.end})` : ''}`);
+  console.log(
+    `    ${t.who.padEnd(6)} token ${String(t.token).padStart(3)}  from +${Math.round(t.from)} ms, ${span}${t.end ? ` (${t.end})` : ''}`,
+  );
 }
 console.log(`\n  failover after a close:  ${closeFailover.toFixed(1)} ms (alpha's close -> beta leads)`);
 console.log(`  failover after a crash:  ${expiryFailover.toFixed(1)} ms (beta's session expired -> gamma leads)`);
 const betaTerm = terms.find((t) => t.who === 'beta');
 const gammaTerm = terms.find((t) => t.who === 'gamma');
 if (betaTerm?.to !== undefined && gammaTerm !== undefined && gammaTerm.from < betaTerm.to) {
-  console.log(`  beta, stalled, still believed it led for ${Math.round(betaTerm.to - gammaTerm.from)} ms after gamma took over: no lease can stop a paused process; the token could`);
+  console.log(
+    `  beta, stalled, still believed it led for ${Math.round(betaTerm.to - gammaTerm.from)} ms after gamma took over: no lease can stop a paused process; the token could`,
+  );
 }
-console.log(`  tokens rise: ${first.fencingToken} < ${second.fencingToken} < ${third.fencingToken}; the store kept ${store.jobs.length} jobs and refused ${store.refused}`);
+console.log(
+  `  tokens rise: ${first.fencingToken} < ${second.fencingToken} < ${third.fencingToken}; the store kept ${store.jobs.length} jobs and refused ${store.refused}`,
+);
 if (!(first.fencingToken < second.fencingToken && second.fencingToken < third.fencingToken)) process.exitCode = 1;

@@ -47,7 +47,8 @@ const held = await new Mutex(a, '/locks/report').acquire();
 try {
   await new Mutex(b, '/locks/report').acquire({ timeoutMs: 200 });
 } catch (err) {
-  if (err instanceof TimeoutError) console.log(`worker 1 gave up after 200 ms; nodes under /locks/report: ${(await b.getChildren('/locks/report')).children.length}`);
+  if (err instanceof TimeoutError)
+    console.log(`worker 1 gave up after 200 ms; nodes under /locks/report: ${(await b.getChildren('/locks/report')).children.length}`);
 }
 
 // 3. lease.signal: a partitioned holder learns it lost the lock before anyone else gets it.
@@ -68,7 +69,9 @@ console.log(`two readers share /locks/catalog: ${readers.map((r) => r.path.split
 for (const r of readers) await r.release();
 const pool = new Semaphore(b, '/locks/pool', 2);
 const leases = await pool.acquire(2);
-console.log(`semaphore /locks/pool: ${leases.length} of 2 leases taken, each with its own token (${leases.map((l) => l.fencingToken).join(', ')})`);
+console.log(
+  `semaphore /locks/pool: ${leases.length} of 2 leases taken, each with its own token (${leases.map((l) => l.fencingToken).join(', ')})`,
+);
 for (const l of leases) await l.release();
 
 await Promise.all(workers.map((c) => c.close()));

@@ -11,7 +11,10 @@ export class OneShotBarrier implements AsyncDisposable {
   /** Every watch goes through this view, so close() can take them all back. */
   private readonly watches: Client;
 
-  constructor(private readonly client: Client, readonly path: string) {
+  constructor(
+    private readonly client: Client,
+    readonly path: string,
+  ) {
     this.watches = client.trackingWatches();
   }
 

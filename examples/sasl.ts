@@ -10,8 +10,7 @@ export async function saslExample(): Promise<string[]> {
   const out: string[] = [];
   await using server = createEmbeddedServer({ sasl: { users: { bob: 'secret', alice: 'alicesecret' } } });
   const { connectString } = await server.listen({ port: 0 });
-  const as = (username: string, password: string) =>
-    createClient({ connectString, sasl: { mechanism: 'DIGEST-MD5', username, password } });
+  const as = (username: string, password: string) => createClient({ connectString, sasl: { mechanism: 'DIGEST-MD5', username, password } });
 
   await using bob = as('bob', 'secret');
   await bob.start(); // CONNECTED only after the SASL exchange

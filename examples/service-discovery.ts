@@ -12,7 +12,11 @@ import { createEmbeddedServer } from '@tenure/server';
 
 const server = createEmbeddedServer({ tickMs: 200 });
 const connect = async () => {
-  const client = createClient({ transport: server.transport(), sessionTimeoutMs: 2000, retryPolicy: RetryPolicies.exponentialBackoff(50, 10, 500) });
+  const client = createClient({
+    transport: server.transport(),
+    sessionTimeoutMs: 2000,
+    retryPolicy: RetryPolicies.exponentialBackoff(50, 10, 500),
+  });
   await client.start();
   return client;
 };
@@ -47,7 +51,13 @@ for (let i = 0; i < 4; i++) console.log('call', i, '->', buildUri(orders.getInst
 const bad = orders.getAllInstances().find((i) => i.id === 'orders-b')!;
 orders.noteError(bad);
 orders.noteError(bad);
-console.log('after two errors on orders-b:', orders.getAllInstances().map((i) => i.id).join(', '));
+console.log(
+  'after two errors on orders-b:',
+  orders
+    .getAllInstances()
+    .map((i) => i.id)
+    .join(', '),
+);
 
 // orders-a's session expires: its ephemeral goes, and comes back with the same id.
 const seen = new Promise<void>((resolve) => {

@@ -32,7 +32,9 @@ describe('browser entries bundle without Node built-ins', () => {
   test('the checks catch a node: import and a Node-only global (they are not vacuous)', async () => {
     const bundle = await bundleForBrowser(`export * from '@tenure/zookeeper';`);
     expect(bundle.forbidden.map((f) => f.specifier)).toContain('node:net');
-    const globals = await bundleForBrowser(`export const later = (fn: () => void) => setImmediate(fn); export const p = globalThis.process;`);
+    const globals = await bundleForBrowser(
+      `export const later = (fn: () => void) => setImmediate(fn); export const p = globalThis.process;`,
+    );
     expect(globals.nodeGlobals.map((g) => g.split(':')[0])).toEqual(['setImmediate']);
   });
 

@@ -86,7 +86,9 @@ export async function bundleForBrowser(source: string, options: Pick<BuildOption
     ...options,
   });
   const code = result.outputFiles[0]!.text;
-  const nodeGlobals = [...code.matchAll(new RegExp(`${MARK}(\\w+)`, 'g'))].map((m) => `${m[1]}: ${code.slice(Math.max(0, m.index - 60), m.index + 60).replace(/\s+/g, ' ')}`);
+  const nodeGlobals = [...code.matchAll(new RegExp(`${MARK}(\\w+)`, 'g'))].map(
+    (m) => `${m[1]}: ${code.slice(Math.max(0, m.index - 60), m.index + 60).replace(/\s+/g, ' ')}`,
+  );
   return { code, forbidden, inputs: Object.keys(result.metafile.inputs), nodeGlobals };
 }
 

@@ -51,7 +51,7 @@ export function aclTests(ctx: SuiteContext): void {
       expect((await anon.create(`${q}/x`)).err).toBe(E.NOAUTH);
     });
 
-    test('an `auth` ACL expands to the caller\'s authenticated ids; without one it is INVALIDACL', async () => {
+    test("an `auth` ACL expands to the caller's authenticated ids; without one it is INVALIDACL", async () => {
       const root = await ctx.root();
       const anon = await ctx.open();
       expect((await anon.create(`${root}/x`, null, 0, [...CREATOR_ALL_ACL])).err).toBe(E.INVALIDACL);
@@ -97,7 +97,7 @@ export function aclTests(ctx: SuiteContext): void {
       expect((await anon.setData(writeOnly, Buffer.from('w'))).err).toBe(0);
     });
 
-    test('ip ACLs match the connection\'s address', async () => {
+    test("ip ACLs match the connection's address", async () => {
       const root = await ctx.root();
       const s = await ctx.open();
       const who = await s.ok({ type: OpCode.whoAmI });

@@ -6,7 +6,7 @@ import type { SuiteContext } from './suite.js';
 
 export function operationTests(ctx: SuiteContext): void {
   describe('operations', () => {
-    test('create answers the path; create2 and exists answer the new node\'s Stat', async () => {
+    test("create answers the path; create2 and exists answer the new node's Stat", async () => {
       const s = await ctx.open();
       const root = await ctx.root();
       const before = Date.now();
@@ -110,7 +110,7 @@ export function operationTests(ctx: SuiteContext): void {
       expect((await s.send({ type: OpCode.getAllChildrenNumber, path: m })).err).toBe(E.NONODE);
     });
 
-    test('a parent\'s cversion counts child creates and deletes; pzxid is the zxid of the last of them', async () => {
+    test("a parent's cversion counts child creates and deletes; pzxid is the zxid of the last of them", async () => {
       const s = await ctx.open();
       const root = await ctx.root();
       const p = `${root}/p`;
@@ -123,7 +123,7 @@ export function operationTests(ctx: SuiteContext): void {
       expect(await s.stat(p)).toMatchObject({ cversion: 3, numChildren: 1, pzxid: del.zxid, version: 0 });
     });
 
-    test('sequential names append the count of the parent\'s child creates as %010d', async () => {
+    test("sequential names append the count of the parent's child creates as %010d", async () => {
       const s = await ctx.open();
       const root = await ctx.root();
       expect(await s.mkdir(`${root}/s-`, null, CreateMode.PERSISTENT_SEQUENTIAL)).toBe(`${root}/s-0000000000`);
@@ -142,7 +142,7 @@ export function operationTests(ctx: SuiteContext): void {
       expect(await s.mkdir(`${root}/s-`, null, CreateMode.PERSISTENT_SEQUENTIAL)).toBe(`${root}/s-0000000006`);
     });
 
-    test('getChildren answers names; getChildren2 adds the parent\'s Stat', async () => {
+    test("getChildren answers names; getChildren2 adds the parent's Stat", async () => {
       const s = await ctx.open();
       const root = await ctx.root();
       for (const n of ['c', 'a', 'b']) await s.mkdir(`${root}/${n}`);
@@ -183,7 +183,7 @@ export function operationTests(ctx: SuiteContext): void {
       expect(await s.ok({ type: OpCode.sync, path: root })).toEqual({ path: root });
     });
 
-    test('getEphemerals lists this session\'s ephemerals whose path starts with the prefix', async () => {
+    test("getEphemerals lists this session's ephemerals whose path starts with the prefix", async () => {
       const a = await ctx.open();
       const b = await ctx.open();
       const root = await ctx.root();
@@ -211,7 +211,7 @@ export function operationTests(ctx: SuiteContext): void {
       expect(await count(`${root}/d`)).toBe(0);
     });
 
-    test('whoAmI lists the connection\'s identities', async () => {
+    test("whoAmI lists the connection's identities", async () => {
       const s = await ctx.open();
       expect((await s.addAuth('bob', 'secret')).err).toBe(0);
       const who = await s.ok({ type: OpCode.whoAmI });

@@ -38,11 +38,7 @@ export class RawSession {
   }
 
   /** Opens a connection; resolves 'expired' for ZooKeeper's zero-timeout answer. */
-  static async open(
-    transport: Transport,
-    host: string,
-    params: Partial<ConnectParams> = {},
-  ): Promise<RawSession | 'expired'> {
+  static async open(transport: Transport, host: string, params: Partial<ConnectParams> = {}): Promise<RawSession | 'expired'> {
     const s = new RawSession();
     const r = await transport.connect(
       host,

@@ -10,7 +10,7 @@ const { NodeCreated, NodeDeleted, NodeDataChanged, NodeChildrenChanged } = Event
 
 export function watchTests(ctx: SuiteContext): void {
   describe('watches', () => {
-    test('getData sets a one-shot data watch: one NodeDataChanged with the node\'s path', async () => {
+    test("getData sets a one-shot data watch: one NodeDataChanged with the node's path", async () => {
       const w = await ctx.open();
       const o = await ctx.open();
       const root = await ctx.root();
@@ -24,7 +24,7 @@ export function watchTests(ctx: SuiteContext): void {
       expect(w.eventList).toHaveLength(1);
     });
 
-    test('a data watch hears NodeDeleted; its own write\'s notification comes before the reply', async () => {
+    test("a data watch hears NodeDeleted; its own write's notification comes before the reply", async () => {
       const w = await ctx.open();
       const root = await ctx.root();
       const p = `${root}/d`;
@@ -65,7 +65,7 @@ export function watchTests(ctx: SuiteContext): void {
       expect(w.eventList).toEqual([]);
     });
 
-    test('getChildren sets a one-shot child watch: NodeChildrenChanged with the parent\'s path, not for data', async () => {
+    test("getChildren sets a one-shot child watch: NodeChildrenChanged with the parent's path, not for data", async () => {
       const w = await ctx.open();
       const o = await ctx.open();
       const root = await ctx.root();
@@ -110,7 +110,7 @@ export function watchTests(ctx: SuiteContext): void {
       expect(await b.eventCount(1)).toEqual([ev(NodeCreated, `${root}/n`)]);
     });
 
-    test('addWatch PERSISTENT: the node\'s own events and its children changes, repeatedly', async () => {
+    test("addWatch PERSISTENT: the node's own events and its children changes, repeatedly", async () => {
       const w = await ctx.open();
       const o = await ctx.open();
       const root = await ctx.root();
@@ -279,14 +279,10 @@ export function watchTests(ctx: SuiteContext): void {
       await o.setData(p, Buffer.from('after'));
       await o.mkdir(`${r}/after`);
       await o.setData(p, Buffer.from('again'));
-      expect(await s.eventCount(3)).toEqual([
-        ev(NodeDataChanged, p),
-        ev(NodeCreated, `${r}/after`),
-        ev(NodeDataChanged, p),
-      ]);
+      expect(await s.eventCount(3)).toEqual([ev(NodeDataChanged, p), ev(NodeCreated, `${r}/after`), ev(NodeDataChanged, p)]);
     });
 
-    test('a connection\'s watches end with it; the session\'s next connection starts with none', async () => {
+    test("a connection's watches end with it; the session's next connection starts with none", async () => {
       const o = await ctx.open();
       const root = await ctx.root();
       const p = `${root}/w`;

@@ -14,6 +14,11 @@ describe.skipIf(!zk.available)('real ZooKeeper over TLS', () => {
   // TestingServer's knobs: tickTime=200, extendedTypesEnabled=true, containers checked every 100 ms.
   conformanceSuite('Apache ZooKeeper 3.8, TLS transport (secureClientPort)', async () => {
     const server = await TlsTestingServer.start({ clientAuth: 'want' });
-    return { transport: server.secureTransport(server.certificates.clientOptions(null)), tickMs: 200, containerCheckIntervalMs: 100, close: () => server.close() };
+    return {
+      transport: server.secureTransport(server.certificates.clientOptions(null)),
+      tickMs: 200,
+      containerCheckIntervalMs: 100,
+      close: () => server.close(),
+    };
   });
 });

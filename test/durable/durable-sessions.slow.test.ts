@@ -71,7 +71,13 @@ test('a session whose client does not come back expires after its timeout, count
   const first = await server(dir, port);
   const timeoutMs = 4000;
   const raw = await open(zookeeper(first.connectString), { timeoutMs });
-  await raw.conn.send({ type: OpCode.create, path: '/gone', data: null, acl: [{ perms: 31, id: { scheme: 'world', id: 'anyone' } }], flags: CreateMode.EPHEMERAL });
+  await raw.conn.send({
+    type: OpCode.create,
+    path: '/gone',
+    data: null,
+    acl: [{ perms: 31, id: { scheme: 'world', id: 'anyone' } }],
+    flags: CreateMode.EPHEMERAL,
+  });
   await first.kill('SIGKILL');
   // Stay down longer than the timeout: the clock must not have run while the server was down.
   await new Promise((r) => setTimeout(r, timeoutMs + 1000));
@@ -120,7 +126,11 @@ test('1,000 sessions with an ephemeral each, in four processes, survive one SIGK
   const check = createClient({ connectString: first.connectString, sessionTimeoutMs: 20_000, retryPolicy: RetryPolicies.forever(100) });
   cleanup.push(() => check.close());
   await check.start({ timeoutMs: 20_000 });
-  const owners = new Map((await Promise.all((await check.getChildren('/members')).children.map(async (n) => [n, (await check.exists(`/members/${n}`))!.ephemeralOwner] as const))));
+  const owners = new Map(
+    await Promise.all(
+      (await check.getChildren('/members')).children.map(async (n) => [n, (await check.exists(`/members/${n}`))!.ephemeralOwner] as const),
+    ),
+  );
   expect(owners.size).toBe(1000);
 
   await first.kill('SIGKILL');
@@ -128,10 +138,14 @@ test('1,000 sessions with an ephemeral each, in four processes, survive one SIGK
   await server(dir, port);
   const serving = performance.now() - restartedAt;
   const timeline: string[] = [];
-  await eventually(() => {
-    timeline.push(`${Math.round(performance.now() - restartedAt)}ms ${holders.map((h) => lastState(h).join('/')).join(' ')}`);
-    return holders.every((h) => lastState(h)[0] === 250);
-  }, 60_000, 'every session to be connected again');
+  await eventually(
+    () => {
+      timeline.push(`${Math.round(performance.now() - restartedAt)}ms ${holders.map((h) => lastState(h).join('/')).join(' ')}`);
+      return holders.every((h) => lastState(h)[0] === 250);
+    },
+    60_000,
+    'every session to be connected again',
+  );
   console.log(timeline.filter((_, i) => i % 40 === 0).join('\n'));
   const rejoinMs = performance.now() - restartedAt;
   await check.waitForState([ConnectionState.CONNECTED, ConnectionState.RECONNECTED], { timeoutMs: 20_000 });
@@ -142,7 +156,9 @@ test('1,000 sessions with an ephemeral each, in four processes, survive one SIGK
     if (st === null || st.ephemeralOwner !== owner) lost++;
   }
   const expired = holders.reduce((sum, h) => sum + lastState(h)[1], 0);
-  console.log(`1,000 sessions across a SIGKILL: ${after.length} ephemerals after, ${lost} lost, ${expired} expired; serving again ${Math.round(serving)} ms after the kill, all reconnected after ${Math.round(rejoinMs)} ms`);
+  console.log(
+    `1,000 sessions across a SIGKILL: ${after.length} ephemerals after, ${lost} lost, ${expired} expired; serving again ${Math.round(serving)} ms after the kill, all reconnected after ${Math.round(rejoinMs)} ms`,
+  );
   expect(lost).toBe(0);
   expect(expired).toBe(0);
   expect(after.length).toBe(1000);

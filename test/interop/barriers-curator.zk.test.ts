@@ -34,7 +34,11 @@ describe.skipIf(!zk.available || !java.available)('Curator barrier interop on Zo
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([WORKER]), TestingServer.start()]);
-    curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorBarrierWorker', args: [server.connectString, String(SESSION_MS)] }, /^ready$/, 60_000);
+    curator = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorBarrierWorker', args: [server.connectString, String(SESSION_MS)] },
+      /^ready$/,
+      60_000,
+    );
     clients = new Clients(() => server.transport());
   });
   afterEach(async () => {
@@ -120,7 +124,7 @@ describe.skipIf(!zk.available || !java.available)('Curator barrier interop on Zo
     });
   }
 
-  it("a Curator setBarrier holds a Tenure waitOnBarrier until Curator removes it, and the reverse", async () => {
+  it('a Curator setBarrier holds a Tenure waitOnBarrier until Curator removes it, and the reverse', async () => {
     const [a] = await clients.openMany(1);
     const tenureSide = new DistributedBarrier(a!, '/interop-gate');
     await curator.ask('set /interop-gate', /^set \/interop-gate$/);

@@ -21,18 +21,25 @@ const FIXTURES = fileURLToPath(new URL('../../packages/counters/test/fixtures/',
 /** Runs a Tenure worker process to its end; resolves with its "done ..." line's numbers. */
 function tenureWorker(connectString: string, command: string, path: string, n: number): Promise<number[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${FIXTURES}tenure-counter-worker.ts`, connectString, command, path, String(n)], {
-      cwd: FIXTURES,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', `${FIXTURES}tenure-counter-worker.ts`, connectString, command, path, String(n)],
+      {
+        cwd: FIXTURES,
+        env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (err += b.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {
-      const line = out.trim().split('\n').find((l) => l.startsWith('done '));
+      const line = out
+        .trim()
+        .split('\n')
+        .find((l) => l.startsWith('done '));
       if (code !== 0 || line === undefined) reject(new Error(`tenure worker exited ${code}:\n${out}\n${err}`));
       else resolve(line.split(' ').slice(1).map(Number));
     });
@@ -48,7 +55,12 @@ describe.skipIf(!zk.available || !java.available)('Curator counters interop on Z
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([SOURCE]), TestingServer.start()]);
-    const start = (): Promise<JavaProgram> => JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorCounterWorker', args: [server.connectString] }, /^ready$/, 60_000);
+    const start = (): Promise<JavaProgram> =>
+      JavaProgram.start(
+        { classpath: compiled.classpath, mainClass: 'CuratorCounterWorker', args: [server.connectString] },
+        /^ready$/,
+        60_000,
+      );
     jvms = await Promise.all([start(), start()]);
     clients = new Clients(() => server.transport());
   });
@@ -99,7 +111,8 @@ describe.skipIf(!zk.available || !java.available)('Curator counters interop on Z
       tenureWorker(server.connectString, 'increment', path, 100),
       tenureWorker(server.connectString, 'increment', path, 100),
     ]);
-    const succeeded = Number((j1 as string).split(' ')[1]) + Number((j2 as string).split(' ')[1]) + (t1 as number[])[0]! + (t2 as number[])[0]!;
+    const succeeded =
+      Number((j1 as string).split(' ')[1]) + Number((j2 as string).split(' ')[1]) + (t1 as number[])[0]! + (t2 as number[])[0]!;
     expect((t1 as number[])[1]! + (t2 as number[])[1]!).toBe(0); // no faults, nothing unknown
     const c = await clients.open();
     await using long = new AtomicLong(c, path);
@@ -110,7 +123,11 @@ describe.skipIf(!zk.available || !java.available)('Curator counters interop on Z
   it('under injected connection loss (FaultProxy resets, expireSession) no increment is lost or doubled: final = succeeded + at most unknown', async () => {
     const path = '/interop/faults';
     proxy = await FaultProxy.start(server.connectString);
-    const tenure = await clients.openMany(3, { transport: zookeeper(proxy.connectString), sessionTimeoutMs: 4000, connectionTimeoutMs: 4000 });
+    const tenure = await clients.openMany(3, {
+      transport: zookeeper(proxy.connectString),
+      sessionTimeoutMs: 4000,
+      connectionTimeoutMs: 4000,
+    });
     let succeeded = 0;
     let unknown = 0;
     let failed = 0;
@@ -152,7 +169,9 @@ describe.skipIf(!zk.available || !java.available)('Curator counters interop on Z
     await using long = new AtomicLong(c, path);
     const final = Number((await long.get()).preValue);
     const known = succeeded + javaSucceeded;
-    console.log(`faults: tenure succeeded ${succeeded}, unknown ${unknown}, failed ${failed}; curator succeeded ${javaSucceeded}; final ${final}`);
+    console.log(
+      `faults: tenure succeeded ${succeeded}, unknown ${unknown}, failed ${failed}; curator succeeded ${javaSucceeded}; final ${final}`,
+    );
     expect(final).toBeGreaterThanOrEqual(known);
     expect(final).toBeLessThanOrEqual(known + unknown);
     expect(unknown + succeeded).toBeGreaterThan(0);

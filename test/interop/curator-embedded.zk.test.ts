@@ -24,10 +24,16 @@ describe.skipIf(!zk.available || !java.available)('Apache Curator against the em
   let curator: JavaProgram;
 
   beforeAll(async () => {
-    server = createEmbeddedServer({ tickMs: 200, logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) } });
+    server = createEmbeddedServer({
+      tickMs: 200,
+      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) },
+    });
     const [c, address] = await Promise.all([compileJava([CHECK]), server.listen({ port: 0 })]);
     compiled = c;
-    curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorEmbeddedCheck', args: [address.connectString] }, /^ready$/);
+    curator = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorEmbeddedCheck', args: [address.connectString] },
+      /^ready$/,
+    );
   });
   afterAll(async () => {
     // The server never had to log a failure for anything these clients sent.

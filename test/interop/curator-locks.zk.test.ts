@@ -25,7 +25,10 @@ describe.skipIf(!zk.available || !java.available)('Curator interop on ZooKeeper 
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([WORKER]), TestingServer.start()]);
-    curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorLockWorker', args: [server.connectString] }, /^ready$/);
+    curator = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorLockWorker', args: [server.connectString] },
+      /^ready$/,
+    );
     clients = new Clients(() => server.transport());
   });
   afterEach(async () => {

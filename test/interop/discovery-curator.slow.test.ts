@@ -14,7 +14,11 @@ import { Registrant } from '../../packages/discovery/test/registrant.js';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from './java.js';
 
 /** Curator's discovery (which needs the recipes for its cache) and an slf4j binding. */
-const DISCOVERY_JARS = ['/usr/share/java/curator-x-discovery.jar', '/usr/share/java/curator-recipes.jar', '/usr/share/java/slf4j-simple.jar'];
+const DISCOVERY_JARS = [
+  '/usr/share/java/curator-x-discovery.jar',
+  '/usr/share/java/curator-recipes.jar',
+  '/usr/share/java/slf4j-simple.jar',
+];
 const zk = realZooKeeper();
 const java = javaToolchain(DISCOVERY_JARS);
 const DIR = fileURLToPath(new URL('./discovery-java/', import.meta.url));
@@ -50,8 +54,13 @@ const javaView = (i: ServiceInstance<unknown>): Omit<JavaFields, 'payloadClass'>
   payload: i.payload,
 });
 const parse = <T>(line: string, prefix: string): T => JSON.parse(line.slice(prefix.length + 1)) as T;
-const ids = (set: readonly ServiceInstance<unknown>[]): string => set.map((i) => i.id).sort().join(',') || '-';
-const counts = (picked: readonly string[]): Record<string, number> => picked.reduce<Record<string, number>>((m, id) => ((m[id] = (m[id] ?? 0) + 1), m), {});
+const ids = (set: readonly ServiceInstance<unknown>[]): string =>
+  set
+    .map((i) => i.id)
+    .sort()
+    .join(',') || '-';
+const counts = (picked: readonly string[]): Record<string, number> =>
+  picked.reduce<Record<string, number>>((m, id) => ((m[id] = (m[id] ?? 0) + 1), m), {});
 
 describe.skipIf(!zk.available || !java.available)('Curator discovery interop on ZooKeeper 3.8', () => {
   let server: TestingServer;
@@ -63,9 +72,15 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
   const children: Registrant[] = [];
 
   const startWorker = (sessionMs = 4000): Promise<JavaProgram> =>
-    JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorDiscoveryWorker', args: [server.connectString, String(sessionMs), BASE] }, /^ready$/, 60_000);
+    JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorDiscoveryWorker', args: [server.connectString, String(sessionMs), BASE] },
+      /^ready$/,
+      60_000,
+    );
 
-  async function registry(sessionTimeoutMs = 2000): Promise<{ discovery: ServiceDiscovery; client: Awaited<ReturnType<TestClients['open']>> }> {
+  async function registry(
+    sessionTimeoutMs = 2000,
+  ): Promise<{ discovery: ServiceDiscovery; client: Awaited<ReturnType<TestClients['open']>> }> {
     const client = await clients.open({ sessionTimeoutMs });
     const discovery = new ServiceDiscovery(client, { basePath: BASE, rejoinJitterMs: 300 });
     registries.push(discovery);
@@ -91,13 +106,27 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
   });
 
   it('Java finds Tenure: a Tenure process registers orders; ServiceDiscoveryBuilder + JsonInstanceSerializer read every field', async () => {
-    const instance = { name: 'orders', id: 'orders-t1', address: '10.0.0.5', port: 8080, sslPort: 8443, serviceType: 'DYNAMIC' as const, uriSpec: '{scheme}://{address}:{ssl-port}/orders', payload: 'eu-west' };
+    const instance = {
+      name: 'orders',
+      id: 'orders-t1',
+      address: '10.0.0.5',
+      port: 8080,
+      sslPort: 8443,
+      serviceType: 'DYNAMIC' as const,
+      uriSpec: '{scheme}://{address}:{ssl-port}/orders',
+      payload: 'eu-west',
+    };
     const child = await Registrant.start(server.connectString, 4000, BASE, instance);
     children.push(child);
     const { discovery } = await registry();
     const registered = (await discovery.queryForInstance('orders', 'orders-t1'))!;
     // A disabled instance stays disabled for Java (we write enabled: false even in compatible mode).
-    const disabled = await discovery.registerService({ name: 'orders', id: 'orders-t2', enabled: false, payload: { '@class': 'java.util.LinkedHashMap', weight: 5 } });
+    const disabled = await discovery.registerService({
+      name: 'orders',
+      id: 'orders-t2',
+      enabled: false,
+      payload: { '@class': 'java.util.LinkedHashMap', weight: 5 },
+    });
     const [got, off] = parse<JavaFields[]>(await curator.ask('query orders', /^instances /), 'instances');
     expect(got).toEqual({ ...javaView(registered), payloadClass: 'java.lang.String' });
     expect(got).toMatchObject(instance);
@@ -108,11 +137,20 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
   it('Tenure finds Java with every field equal; the Java provider and the Tenure provider both round-robin over a mixed set', async () => {
     const fromJava: JavaFields[] = [];
     for (const id of ['billing-j1', 'billing-j2']) {
-      const spec = { name: 'billing', id, address: '10.0.1.1', port: 9000, serviceType: 'DYNAMIC', uriSpec: '{scheme}://{address}:{port}', payload: `java-${id}` };
+      const spec = {
+        name: 'billing',
+        id,
+        address: '10.0.1.1',
+        port: 9000,
+        serviceType: 'DYNAMIC',
+        uriSpec: '{scheme}://{address}:{port}',
+        payload: `java-${id}`,
+      };
       fromJava.push(parse<JavaFields>(await curator.ask(`register ${JSON.stringify(spec)}`, /^registered /), 'registered'));
     }
     const { discovery } = await registry();
-    for (const id of ['billing-t1', 'billing-t2']) await discovery.registerService({ name: 'billing', id, address: '10.0.2.2', port: 9001, payload: `tenure-${id}` });
+    for (const id of ['billing-t1', 'billing-t2'])
+      await discovery.registerService({ name: 'billing', id, address: '10.0.2.2', port: 9001, payload: `tenure-${id}` });
 
     const found = await discovery.queryForInstances('billing');
     expect(found.map((i) => i.id)).toEqual(['billing-j1', 'billing-j2', 'billing-t1', 'billing-t2']);
@@ -128,7 +166,16 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
     const provider = discovery.serviceProvider('billing');
     await provider.start();
     const picked = Array.from({ length: 8 }, () => provider.getInstance()!.id);
-    expect(picked).toEqual(['billing-j1', 'billing-j2', 'billing-t1', 'billing-t2', 'billing-j1', 'billing-j2', 'billing-t1', 'billing-t2']);
+    expect(picked).toEqual([
+      'billing-j1',
+      'billing-j2',
+      'billing-t1',
+      'billing-t2',
+      'billing-j1',
+      'billing-j2',
+      'billing-t1',
+      'billing-t2',
+    ]);
     for (const id of ['billing-j1', 'billing-j2']) await curator.ask(`unregister billing ${id}`, /^unregistered /);
     await eventually(() => ids(provider.getAllInstances()) === 'billing-t1,billing-t2', 5000, 'the Java instances gone from our cache');
   });
@@ -176,7 +223,10 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
     await eventually(() => cache.instances.length === 0, SESSION_MS + TICK_MS + 5000, 'gone from our cache');
     const tenureTook = Date.now() - killedAt;
     const javaTook = (await javaGone) - killedAt;
-    if (process.env.TENURE_DISCOVERY_TIMINGS) console.log(`SIGKILL -> gone: Tenure's cache ${tenureTook} ms, Curator's ${javaTook} ms (session ${SESSION_MS} ms, tick ${TICK_MS} ms)`);
+    if (process.env.TENURE_DISCOVERY_TIMINGS)
+      console.log(
+        `SIGKILL -> gone: Tenure's cache ${tenureTook} ms, Curator's ${javaTook} ms (session ${SESSION_MS} ms, tick ${TICK_MS} ms)`,
+      );
     // The session expires on a tick boundary after its timeout; a loaded shared machine adds a little.
     expect(tenureTook).toBeLessThan(SESSION_MS + TICK_MS + 1000);
     expect(javaTook).toBeLessThan(SESSION_MS + TICK_MS + 1000);
@@ -184,7 +234,14 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
 
   it('Spring Cloud Zookeeper: a ZookeeperInstance payload round-trips through Tenure byte for byte, and Java binds ours', async () => {
     // Java registers as a Spring service does.
-    const spec = { name: 'app', id: 'spring-j1', address: '10.0.3.3', port: 8080, uriSpec: '{scheme}://{address}:{port}', payload: { id: 'application-1', name: 'app', metadata: { instance_status: 'UP', zone: 'eu-1' } } };
+    const spec = {
+      name: 'app',
+      id: 'spring-j1',
+      address: '10.0.3.3',
+      port: 8080,
+      uriSpec: '{scheme}://{address}:{port}',
+      payload: { id: 'application-1', name: 'app', metadata: { instance_status: 'UP', zone: 'eu-1' } },
+    };
     await curator.ask(`spring-register ${JSON.stringify(spec)}`, /^registered /);
     const { client, discovery } = await registry();
     const raw = (await client.getData(`${BASE}/app/spring-j1`)).data;
@@ -205,7 +262,11 @@ describe.skipIf(!zk.available || !java.available)('Curator discovery interop on 
     const javaRead = parse<JavaFields[]>(await curator.ask('spring-query app', /^instances /), 'instances');
     const t1 = javaRead.find((i) => i.id === 'spring-t1')!;
     expect(t1.payloadClass).toBe('org.springframework.cloud.zookeeper.discovery.ZookeeperInstance');
-    expect(t1).toEqual({ ...javaView(ours), payload: { id: 'application-2', name: 'app', metadata: { instance_status: 'UP', zone: 'eu-2' } }, payloadClass: t1.payloadClass });
+    expect(t1).toEqual({
+      ...javaView(ours),
+      payload: { id: 'application-2', name: 'app', metadata: { instance_status: 'UP', zone: 'eu-2' } },
+      payloadClass: t1.payloadClass,
+    });
     expect(javaRead.find((i) => i.id === 'spring-j1')).toMatchObject({ ...spec, payload: spec.payload });
   });
 });

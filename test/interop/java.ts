@@ -29,7 +29,8 @@ export interface JavaToolchain {
   javac: string;
 }
 
-export type JavaAvailability = { available: true; toolchain: JavaToolchain; reason?: undefined } | { available: false; reason: string; toolchain?: undefined };
+export type JavaAvailability =
+  { available: true; toolchain: JavaToolchain; reason?: undefined } | { available: false; reason: string; toolchain?: undefined };
 
 function executable(path: string): boolean {
   try {
@@ -72,13 +73,21 @@ export interface CompiledJava extends Disposable {
 }
 
 /** Compiles `sources` (paths of .java files) against `jars` into a new temporary directory. */
-export async function compileJava(sources: readonly string[], jars: readonly string[] = CURATOR_JARS, toolchain?: JavaToolchain): Promise<CompiledJava> {
+export async function compileJava(
+  sources: readonly string[],
+  jars: readonly string[] = CURATOR_JARS,
+  toolchain?: JavaToolchain,
+): Promise<CompiledJava> {
   const tools = toolchain ?? needToolchain(jars);
   const dir = mkdtempSync(join(tmpdir(), 'tenure-java-'));
   const cp = jars.join(':');
   const out: Buffer[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
-    const p = spawn(tools.javac, ['-J-XX:TieredStopAtLevel=1', '-J-XX:+UseSerialGC', '-d', dir, '-cp', cp, '-nowarn', '-proc:none', '-encoding', 'UTF-8', ...sources], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(
+      tools.javac,
+      ['-J-XX:TieredStopAtLevel=1', '-J-XX:+UseSerialGC', '-d', dir, '-cp', cp, '-nowarn', '-proc:none', '-encoding', 'UTF-8', ...sources],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     p.stdout.on('data', (b: Buffer) => out.push(b));
     p.stderr.on('data', (b: Buffer) => out.push(b));
     p.once('error', reject);
@@ -150,7 +159,18 @@ export class JavaProgram implements AsyncDisposable {
       const flags = options.jvmFlags ?? QUICK_START_FLAGS;
       this.child = spawn(
         'sh',
-        ['-c', WATCHDOG, 'tenure-java', tools.java, ...flags, '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', options.classpath, options.mainClass, ...(options.args ?? [])],
+        [
+          '-c',
+          WATCHDOG,
+          'tenure-java',
+          tools.java,
+          ...flags,
+          '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+          '-cp',
+          options.classpath,
+          options.mainClass,
+          ...(options.args ?? []),
+        ],
         { stdio: ['pipe', 'pipe', log, 'pipe'] },
       );
     } finally {
@@ -220,7 +240,11 @@ export class JavaProgram implements AsyncDisposable {
       };
       const fail = (why: string): void => {
         if (!this.waiters.delete(entry)) return;
-        reject(new Error(`${why} waiting for ${String(pattern)}; stdout tail:\n${this.lines.slice(-10).join('\n')}\nstderr tail:\n${this.stderrTail()}`));
+        reject(
+          new Error(
+            `${why} waiting for ${String(pattern)}; stdout tail:\n${this.lines.slice(-10).join('\n')}\nstderr tail:\n${this.stderrTail()}`,
+          ),
+        );
       };
       const timer = setTimeout(() => fail(`timed out after ${timeoutMs} ms`), timeoutMs);
       this.waiters.add(entry);

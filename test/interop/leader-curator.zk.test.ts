@@ -37,7 +37,11 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderLatch interop o
   const children: ChildProcess[] = [];
 
   const startJvm = (): Promise<JavaProgram> =>
-    JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorLeaderParticipant', args: [server.connectString, String(SESSION_MS)] }, /^ready$/, 60_000);
+    JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorLeaderParticipant', args: [server.connectString, String(SESSION_MS)] },
+      /^ready$/,
+      60_000,
+    );
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([SOURCE]), TestingServer.start()]);
@@ -81,21 +85,21 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderLatch interop o
         async () => {
           const views: string[] = [];
           for (const l of tenure) {
-            if (l.hasLeadership() !== (l.id === expected)) return (last = `tenure ${l.id} hasLeadership=${l.hasLeadership()}`), null;
+            if (l.hasLeadership() !== (l.id === expected)) return ((last = `tenure ${l.id} hasLeadership=${l.hasLeadership()}`), null);
           }
           for (const m of javas) {
             const status = await m.jvm.ask(`status ${m.id}`, new RegExp(`^status ${m.id} `));
-            if (status.split(' ')[2] !== String(m.id === expected)) return (last = status), null;
+            if (status.split(' ')[2] !== String(m.id === expected)) return ((last = status), null);
             const leader = await m.jvm.ask(`leader ${m.id}`, new RegExp(`^leader ${m.id} `));
-            if (leader.split(' ')[2] !== expected) return (last = leader), null;
+            if (leader.split(' ')[2] !== expected) return ((last = leader), null);
             views.push((await m.jvm.ask(`participants ${m.id}`, new RegExp(`^participants ${m.id} `))).split(' ')[2] ?? '');
           }
           for (const l of tenure) {
             const leader = await l.getLeader();
-            if (leader?.id !== expected) return (last = `tenure ${l.id} getLeader=${leader?.id}`), null;
+            if (leader?.id !== expected) return ((last = `tenure ${l.id} getLeader=${leader?.id}`), null);
             views.push((await l.getParticipants()).map((p) => p.id).join(','));
           }
-          if (new Set(views).size !== 1) return (last = `participant lists differ: ${views.join(' | ')}`), null;
+          if (new Set(views).size !== 1) return ((last = `participant lists differ: ${views.join(' | ')}`), null);
           return views[0]!.split(',');
         },
         15_000,
@@ -164,11 +168,15 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderLatch interop o
 
   it("killing a Tenure leader's process (SIGKILL, its session expires) elects a Java participant", async () => {
     const path = '/interop/kill-tenure';
-    const child = spawn(process.execPath, ['--import', 'tsx', `${FIXTURES}tenure-participant.ts`, server.connectString, path, 'tenure-doomed', String(SESSION_MS)], {
-      cwd: FIXTURES,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', `${FIXTURES}tenure-participant.ts`, server.connectString, path, 'tenure-doomed', String(SESSION_MS)],
+      {
+        cwd: FIXTURES,
+        env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     children.push(child);
     const lines: string[] = [];
     const seen = (re: RegExp): boolean => lines.some((l) => re.test(l));

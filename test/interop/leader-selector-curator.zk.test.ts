@@ -44,15 +44,21 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderSelector intero
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([SOURCE]), TestingServer.start()]);
-    jvm = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorSelectorParticipant', args: [server.connectString, String(SESSION_MS)] }, /^ready$/, 60_000);
+    jvm = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorSelectorParticipant', args: [server.connectString, String(SESSION_MS)] },
+      /^ready$/,
+      60_000,
+    );
     clients = new Clients(() => server.transport());
     // Java's events, as they arrive (its notLeader is printed before Curator releases its node).
-    void jvm.waitFor((line) => {
-      const [event, id] = line.split(' ');
-      if (event === 'isLeader') began(id!);
-      if (event === 'notLeader') leading.delete(id!);
-      return false;
-    }, 600_000).catch(() => {});
+    void jvm
+      .waitFor((line) => {
+        const [event, id] = line.split(' ');
+        if (event === 'isLeader') began(id!);
+        if (event === 'notLeader') leading.delete(id!);
+        return false;
+      }, 600_000)
+      .catch(() => {});
   });
   afterEach(async () => {
     await Promise.all(selectors.splice(0).map((s) => s.close()));
@@ -110,21 +116,22 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderSelector intero
         async () => {
           const views: string[] = [];
           for (const t of tenure) {
-            if (t.selector.hasLeadership() !== (t.id === expected)) return (last = `tenure ${t.id} hasLeadership=${t.selector.hasLeadership()}`), null;
+            if (t.selector.hasLeadership() !== (t.id === expected))
+              return ((last = `tenure ${t.id} hasLeadership=${t.selector.hasLeadership()}`), null);
           }
           for (const id of javas) {
             const status = await jvm.ask(`status ${id}`, new RegExp(`^status ${id} `));
-            if (status.split(' ')[2] !== String(id === expected)) return (last = status), null;
+            if (status.split(' ')[2] !== String(id === expected)) return ((last = status), null);
             const leader = await jvm.ask(`leader ${id}`, new RegExp(`^leader ${id} `));
-            if (leader.split(' ')[2] !== expected) return (last = leader), null;
+            if (leader.split(' ')[2] !== expected) return ((last = leader), null);
             views.push((await jvm.ask(`participants ${id}`, new RegExp(`^participants ${id} `))).split(' ')[2] ?? '');
           }
           for (const t of tenure) {
             const leader = await t.selector.getLeader();
-            if (leader?.id !== expected) return (last = `tenure ${t.id} getLeader=${leader?.id}`), null;
+            if (leader?.id !== expected) return ((last = `tenure ${t.id} getLeader=${leader?.id}`), null);
             views.push((await t.selector.getParticipants()).map((p) => p.id).join(','));
           }
-          if (new Set(views).size !== 1) return (last = `participant lists differ: ${views.join(' | ')}`), null;
+          if (new Set(views).size !== 1) return ((last = `participant lists differ: ${views.join(' | ')}`), null);
           return views[0]!.split(',');
         },
         15_000,

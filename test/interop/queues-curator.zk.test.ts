@@ -37,7 +37,10 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
   const children: ChildProcess[] = [];
 
   const startWorker = (sessionMs = 4000): Promise<JavaProgram> =>
-    JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorQueueWorker', args: [server.connectString, String(sessionMs)] }, /^ready$/);
+    JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorQueueWorker', args: [server.connectString, String(sessionMs)] },
+      /^ready$/,
+    );
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([WORKER]), TestingServer.start()]);
@@ -58,7 +61,10 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
   it('Curator produces 500 items, Tenure consumes all 500 exactly once, in order; then the reverse', async () => {
     await curator.ask('put /interop/fifo 500 c', /^put 500$/, 60_000);
     const got: string[] = [];
-    const queue = new DistributedQueue(await clients.open(), '/interop/fifo', { serializer: text, consumer: async (item) => void got.push(item) });
+    const queue = new DistributedQueue(await clients.open(), '/interop/fifo', {
+      serializer: text,
+      consumer: async (item) => void got.push(item),
+    });
     await queue.start();
     await eventually(() => got.length >= 500, 30_000, '500 items');
     await sleep(100);
@@ -76,10 +82,14 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     expect((await admin.getChildren('/interop/fifo2')).children).toEqual([]);
   });
 
-  it("MultiItem both ways: one node, the items in order; lock-safe consumers on both sides", async () => {
+  it('MultiItem both ways: one node, the items in order; lock-safe consumers on both sides', async () => {
     await curator.ask('putmulti /interop/multi a,b,c', /^put 1$/);
     const got: string[] = [];
-    const queue = new DistributedQueue(await clients.open(), '/interop/multi', { serializer: text, lockPath: '/interop/multi-locks', consumer: async (i) => void got.push(i) });
+    const queue = new DistributedQueue(await clients.open(), '/interop/multi', {
+      serializer: text,
+      lockPath: '/interop/multi-locks',
+      consumer: async (i) => void got.push(i),
+    });
     await queue.start();
     await eventually(() => got.length === 3, 10_000, 'the multi item');
     expect(got).toEqual(['a', 'b', 'c']);
@@ -97,11 +107,23 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     const producer = new DistributedQueue(await clients.open(), '/interop/crash-t', { serializer: text });
     await producer.start();
     for (let i = 0; i < 20; i++) await producer.put(`k${i}`);
-    const child = spawn(process.execPath, ['--import', 'tsx', `${FIXTURES}tenure-consumer.ts`, server.connectString, '/interop/crash-t', '/interop/crash-t-locks', String(CRASH_SESSION_MS)], {
-      cwd: FIXTURES,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        `${FIXTURES}tenure-consumer.ts`,
+        server.connectString,
+        '/interop/crash-t',
+        '/interop/crash-t-locks',
+        String(CRASH_SESSION_MS),
+      ],
+      {
+        cwd: FIXTURES,
+        env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     children.push(child);
     const lines: string[] = [];
     createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
@@ -180,7 +202,10 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     await curator.ask(`putd /interop/delay late ${due}`, /^put 1$/);
     await curator.ask(`putd /interop/delay early ${Date.now() - 10}`, /^put 1$/);
     const got: { item: string; at: number }[] = [];
-    const queue = new DistributedDelayQueue(client, '/interop/delay', { serializer: text, consumer: async (item) => void got.push({ item, at: Date.now() }) });
+    const queue = new DistributedDelayQueue(client, '/interop/delay', {
+      serializer: text,
+      consumer: async (item) => void got.push({ item, at: Date.now() }),
+    });
     await queue.start();
     await eventually(() => got.length === 2, 10_000, 'both items');
     expect(got.map((g) => g.item)).toEqual(['early', 'late']);
@@ -225,7 +250,11 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     for (const v of ['s1', 's2', 's3']) await curator.ask(`offer /interop/simple ${v}`, /^put 1$/);
     await using queue = new SimpleDistributedQueue(client, '/interop/simple');
     expect((await queue.peek())!.toString()).toBe('s1');
-    expect([(await queue.take()).toString(), (await queue.poll())!.toString(), (await queue.remove()).toString()]).toEqual(['s1', 's2', 's3']);
+    expect([(await queue.take()).toString(), (await queue.poll())!.toString(), (await queue.remove()).toString()]).toEqual([
+      's1',
+      's2',
+      's3',
+    ]);
     for (const v of ['u1', 'u2']) await queue.offer(v);
     const before = itemsOf(curator).length;
     await curator.ask('take /interop/simple 2', /^taken 2$/);

@@ -46,7 +46,12 @@ describe.skipIf(!zk.available || !java.available)('SASL DIGEST-MD5: Tenure and t
   }
 
   function tenure(connectString: string, user?: { username: string; password: string }): Client {
-    const c = createClient({ connectString, sessionTimeoutMs: 4000, connectionTimeoutMs: 8000, ...(user ? { sasl: { mechanism: 'DIGEST-MD5' as const, ...user } } : {}) });
+    const c = createClient({
+      connectString,
+      sessionTimeoutMs: 4000,
+      connectionTimeoutMs: 8000,
+      ...(user ? { sasl: { mechanism: 'DIGEST-MD5' as const, ...user } } : {}),
+    });
     closers.push(() => c.close());
     return c;
   }

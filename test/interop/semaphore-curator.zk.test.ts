@@ -34,7 +34,11 @@ describe.skipIf(!zk.available || !java.available)('Curator semaphore on a Shared
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([WORKER]), TestingServer.start()]);
-    curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorSemaphoreWorker', args: [server.connectString] }, /^ready$/, 60_000);
+    curator = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorSemaphoreWorker', args: [server.connectString] },
+      /^ready$/,
+      60_000,
+    );
     clients = new Clients(() => server.transport());
   });
   afterEach(async () => {
@@ -80,7 +84,11 @@ describe.skipIf(!zk.available || !java.available)('Curator semaphore on a Shared
       [3, 40],
     ] as const) {
       if (count !== max.count) await max.setCount(count);
-      const javaDone = curator.ask(`churn c${count} /isem/sem /isem/max /isem/inside 4 ${times}`, new RegExp(`^(churned|error) c${count}( |$)`), 60_000);
+      const javaDone = curator.ask(
+        `churn c${count} /isem/sem /isem/max /isem/inside 4 ${times}`,
+        new RegExp(`^(churned|error) c${count}( |$)`),
+        60_000,
+      );
       const [javaMost, tenureMost] = await Promise.all([javaDone.then(mostOf), churn(times)]);
       expect(Math.max(javaMost, tenureMost)).toBeLessThanOrEqual(count);
       expect(Math.max(javaMost, tenureMost)).toBe(count); // the leases were used to the full

@@ -94,7 +94,10 @@ describe('real clients against the tenure-server process', () => {
 
   test.skipIf(!java.available)('Curator: an InterProcessMutex counter, 3 clients x 30 increments, lands at 90', async () => {
     const compiled: CompiledJava = await compileJava([WORKER]);
-    const curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorLockWorker', args: [server.connectString] }, /^ready$/);
+    const curator = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorLockWorker', args: [server.connectString] },
+      /^ready$/,
+    );
     try {
       const client = createClient({ connectString: server.connectString });
       await using _ = client;
@@ -113,7 +116,9 @@ describe('real clients against the tenure-server process', () => {
 
   test.skipIf(!hasKazoo())('kazoo: nodes, versions, a watch, a transaction, its Lock recipe', async () => {
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(PYTHON, [KAZOO_SCRIPT, server.connectString], { timeout: 90_000 }, (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out))),
+      execFile(PYTHON, [KAZOO_SCRIPT, server.connectString], { timeout: 90_000 }, (err, out, errOut) =>
+        err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out),
+      ),
     );
     const seen = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
     expect(seen).toEqual({

@@ -22,7 +22,12 @@ const CHECK = fileURLToPath(new URL('./java/CuratorTlsCheck.java', import.meta.u
 const ZK_CLASSPATH = ['/etc/zookeeper/conf', '/usr/share/java/zookeeper.jar', ...NETTY_JARS, '/usr/share/java/slf4j-simple.jar'].join(':');
 
 /** zkCli.sh over TLS: commands on stdin, stdout and stderr together back. */
-function zkCliTls(server: string, certs: TlsCertificates, commands: string[], timeoutMs = 45_000): Promise<{ code: number | null; output: string }> {
+function zkCliTls(
+  server: string,
+  certs: TlsCertificates,
+  commands: string[],
+  timeoutMs = 45_000,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [ZKCLI, '-server', server], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -59,7 +64,10 @@ describe.skipIf(!zk.available || !java.available || !existsSync(ZKCLI))('Java cl
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tenure-tls-java-'));
     certs = await makeTlsCertificates(dir);
-    server = createEmbeddedServer({ tickMs: 200, logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) } });
+    server = createEmbeddedServer({
+      tickMs: 200,
+      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) },
+    });
     ({ connectString } = await server.listen({ port: 0, tls: certs.serverOptions() }));
   });
   afterAll(async () => {
@@ -69,7 +77,18 @@ describe.skipIf(!zk.available || !java.available || !existsSync(ZKCLI))('Java cl
   });
 
   test('zkCli: create, get, set, get, delete and whoami over TLS', async () => {
-    const { output } = await zkCliTls(connectString, certs, ['create /tls hello', 'get /tls', 'set /tls world', 'get /tls', 'whoami', 'create /tls/child c', 'delete /tls/child', 'delete /tls', 'ls /', 'quit']);
+    const { output } = await zkCliTls(connectString, certs, [
+      'create /tls hello',
+      'get /tls',
+      'set /tls world',
+      'get /tls',
+      'whoami',
+      'create /tls/child c',
+      'delete /tls/child',
+      'delete /tls',
+      'ls /',
+      'quit',
+    ]);
     expect(output).toContain('WatchedEvent state:SyncConnected type:None path:null');
     expect(output).toMatch(/^Created \/tls$/m);
     const lines = output.split('\n');

@@ -36,7 +36,13 @@ function zkCli(server: string, commands: string[], timeoutMs = 45_000): Promise<
     child.once('error', reject);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, output: output.split('\n').filter((l) => !l.startsWith('SLF4J')).join('\n') });
+      resolve({
+        code,
+        output: output
+          .split('\n')
+          .filter((l) => !l.startsWith('SLF4J'))
+          .join('\n'),
+      });
     });
     child.stdin.end(commands.join('\n') + '\n');
   });
@@ -55,7 +61,10 @@ describe.skipIf(!zk.available)('zkCli.sh against the embedded server over TCP', 
   let connectString: string;
 
   beforeAll(async () => {
-    server = createEmbeddedServer({ tickMs: 200, logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) } });
+    server = createEmbeddedServer({
+      tickMs: 200,
+      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) },
+    });
     ({ connectString } = await server.listen({ port: 0 }));
   });
   afterAll(async () => {

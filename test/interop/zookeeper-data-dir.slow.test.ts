@@ -38,11 +38,20 @@ const ALICE = digestId('alice', 'a-secret');
 const BOB = digestId('bob', 'b-secret');
 
 /** A raw session (no client-side retries or checks): replies as the server sent them. */
-async function session(connectString: string, params: { sessionId?: bigint; passwd?: Buffer; timeoutMs?: number } = {}): Promise<Connection> {
+async function session(
+  connectString: string,
+  params: { sessionId?: bigint; passwd?: Buffer; timeoutMs?: number } = {},
+): Promise<Connection> {
   const t = zookeeper(connectString, { maxFrameBytes: MAX_BUFFER });
   const r = await t.connect(
     t.hosts[0]!,
-    { sessionId: params.sessionId ?? 0n, passwd: params.passwd ?? Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: params.timeoutMs ?? 30_000, readOnly: false },
+    {
+      sessionId: params.sessionId ?? 0n,
+      passwd: params.passwd ?? Buffer.alloc(16),
+      lastZxidSeen: 0n,
+      timeoutMs: params.timeoutMs ?? 30_000,
+      readOnly: false,
+    },
     { onEvent: () => undefined, onClose: () => undefined },
   );
   if (r.kind !== 'connected') throw new Error(`session 0x${(params.sessionId ?? 0n).toString(16)} is expired on ${connectString}`);
@@ -59,7 +68,12 @@ async function auth(c: Connection, user: string, pw: string): Promise<void> {
   await ok(c, { type: OpCode.auth, authType: 0, scheme: 'digest', auth: Buffer.from(`${user}:${pw}`) });
 }
 
-const create = (path: string, data: Buffer | string | null, acl: readonly ACL[] = OPEN_ACL_UNSAFE, flags: number = CreateMode.PERSISTENT) => ({
+const create = (
+  path: string,
+  data: Buffer | string | null,
+  acl: readonly ACL[] = OPEN_ACL_UNSAFE,
+  flags: number = CreateMode.PERSISTENT,
+) => ({
   type: OpCode.create as typeof OpCode.create,
   path,
   data: typeof data === 'string' ? Buffer.from(data) : data,
@@ -95,8 +109,16 @@ async function writeTree(c: Connection, owner: Connection): Promise<void> {
   await ok(c, { type: OpCode.delete, path: '/app/seq-0000000002', version: -1 });
   await ok(owner, create('/app/eph', 'mine', OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL));
   for (let i = 0; i < 3; i++) await ok(owner, create('/app/eseq-', null, OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL));
-  await ok(c, { ...create('/ttl', 'lives an hour', OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_WITH_TTL), type: OpCode.createTTL, ttl: 3_600_000n });
-  await ok(c, { ...create('/ttl-seq-', null, OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL), type: OpCode.createTTL, ttl: 7_200_000n });
+  await ok(c, {
+    ...create('/ttl', 'lives an hour', OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_WITH_TTL),
+    type: OpCode.createTTL,
+    ttl: 3_600_000n,
+  });
+  await ok(c, {
+    ...create('/ttl-seq-', null, OPEN_ACL_UNSAFE, CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL),
+    type: OpCode.createTTL,
+    ttl: 7_200_000n,
+  });
   await ok(c, { ...create('/cont', 'c', OPEN_ACL_UNSAFE, CreateMode.CONTAINER), type: OpCode.createContainer });
   await ok(c, create('/cont/kept', 'k'));
   await ok(c, { ...create('/cont-never-used', null, OPEN_ACL_UNSAFE, CreateMode.CONTAINER), type: OpCode.createContainer });
@@ -104,15 +126,21 @@ async function writeTree(c: Connection, owner: Connection): Promise<void> {
   await ok(c, create('/acl', ''));
   await ok(c, create('/acl/digest', 'd', [{ perms: Perms.ALL, id: { scheme: 'digest', id: ALICE } }]));
   await ok(c, create('/acl/digest2', 'd2', [{ perms: Perms.ALL, id: { scheme: 'digest', id: ALICE } }]));
-  await ok(c, create('/acl/mixed', 'm', [
-    { perms: Perms.READ, id: { scheme: 'world', id: 'anyone' } },
-    { perms: Perms.ALL, id: { scheme: 'digest', id: BOB } },
-  ]));
+  await ok(
+    c,
+    create('/acl/mixed', 'm', [
+      { perms: Perms.READ, id: { scheme: 'world', id: 'anyone' } },
+      { perms: Perms.ALL, id: { scheme: 'digest', id: BOB } },
+    ]),
+  );
   await ok(c, create('/acl/ip', 'i', [{ perms: Perms.ALL, id: { scheme: 'ip', id: '127.0.0.1' } }]));
-  await ok(c, create('/acl/mask', 'n', [
-    { perms: Perms.READ | Perms.WRITE, id: { scheme: 'ip', id: '10.0.0.0/8' } },
-    { perms: Perms.READ | Perms.ADMIN, id: { scheme: 'digest', id: ALICE } },
-  ]));
+  await ok(
+    c,
+    create('/acl/mask', 'n', [
+      { perms: Perms.READ | Perms.WRITE, id: { scheme: 'ip', id: '10.0.0.0/8' } },
+      { perms: Perms.READ | Perms.ADMIN, id: { scheme: 'digest', id: ALICE } },
+    ]),
+  );
   await ok(c, create('/acl/auth', 'a', [{ perms: Perms.ALL, id: { scheme: 'auth', id: '' } }]));
   await ok(c, create('/acl/read-only', 'r', READ_ACL_UNSAFE));
   for (let i = 0; i < 3; i++) {
@@ -140,7 +168,8 @@ async function writeTree(c: Connection, owner: Connection): Promise<void> {
   }
   await ok(c, create('/many', 'm'));
   for (let i = 0; i < 150; i++) await ok(c, create(`/many/n${String(i).padStart(3, '0')}`, `node ${i}`));
-  for (let i = 0; i < 150; i += 7) await ok(c, { type: OpCode.setData, path: `/many/n${String(i).padStart(3, '0')}`, data: Buffer.from(`again ${i}`), version: -1 });
+  for (let i = 0; i < 150; i += 7)
+    await ok(c, { type: OpCode.setData, path: `/many/n${String(i).padStart(3, '0')}`, data: Buffer.from(`again ${i}`), version: -1 });
   for (let i = 3; i < 150; i += 11) await ok(c, { type: OpCode.delete, path: `/many/n${String(i).padStart(3, '0')}`, version: -1 });
   await ok(c, {
     type: OpCode.multi,
@@ -168,7 +197,11 @@ interface DumpedNode {
 }
 
 const showData = (d: Buffer | null): string | null =>
-  d === null ? null : d.length <= 64 ? `${d.length}:${d.toString('base64')}` : `${d.length}:sha256:${createHash('sha256').update(d).digest('hex')}`;
+  d === null
+    ? null
+    : d.length <= 64
+      ? `${d.length}:${d.toString('base64')}`
+      : `${d.length}:sha256:${createHash('sha256').update(d).digest('hex')}`;
 
 /** Every node, depth first in sorted order, with data, ACL and the whole Stat. */
 async function dumpTree(connectString: string): Promise<DumpedNode[]> {
@@ -245,14 +278,22 @@ function zkSettings(dataDir: string) {
 
 function tenureArgs(dataDir: string): string[] {
   return [
-    '--data-dir', dataDir,
-    '--snap-count', '20',
-    '--extended-types', 'true',
-    '--jute-maxbuffer', String(MAX_BUFFER),
-    '--4lw-whitelist', '*',
-    '--max-client-cnxns', '0',
-    '--tick-time', '500',
-    '--pre-alloc-size', '256',
+    '--data-dir',
+    dataDir,
+    '--snap-count',
+    '20',
+    '--extended-types',
+    'true',
+    '--jute-maxbuffer',
+    String(MAX_BUFFER),
+    '--4lw-whitelist',
+    '*',
+    '--max-client-cnxns',
+    '0',
+    '--tick-time',
+    '500',
+    '--pre-alloc-size',
+    '256',
   ];
 }
 
@@ -279,7 +320,10 @@ function checkZooKeeperDigests(dataDir: string): { equal: number; racy: number }
     if (digest === undefined) continue;
     for (const t of txns) if (t.header.zxid > snap.zxid && t.header.zxid <= digest.zxid) applyTxn(loaded.tree, loaded.sessions, t);
     const ours = treeDigest(loaded.tree);
-    if (ours !== digest.digest && [...loaded.tree.nodes.values()].some((n) => n.czxid > digest.zxid || n.mzxid > digest.zxid || n.pzxid > digest.zxid)) {
+    if (
+      ours !== digest.digest &&
+      [...loaded.tree.nodes.values()].some((n) => n.czxid > digest.zxid || n.mzxid > digest.zxid || n.pzxid > digest.zxid)
+    ) {
       out.racy++;
       continue;
     }
@@ -304,7 +348,11 @@ function checkTxnDigests(dataDir: string): number {
       if (t.header.zxid <= first.zxid) continue;
       applyTxn(tree, sessions, t);
       if (t.digest === undefined) continue;
-      expect({ zxid: t.header.zxid, type: t.header.type, digest: treeDigest(tree) }).toEqual({ zxid: t.header.zxid, type: t.header.type, digest: t.digest.treeDigest });
+      expect({ zxid: t.header.zxid, type: t.header.type, digest: treeDigest(tree) }).toEqual({
+        zxid: t.header.zxid,
+        type: t.header.type,
+        digest: t.digest.treeDigest,
+      });
       compared++;
     }
   }
@@ -405,7 +453,13 @@ describe("the data dir in ZooKeeper 3.8's format", () => {
       w.close();
       // ZooKeeper found nothing to complain about in the files (a digest mismatch is an ERROR line).
       const log = readFileSync(zk.logFile, 'utf8');
-      expect(log.split('\n').filter((l) => /\bERROR\b(?!.*command socket)|digests are not matching|digest mismatch|problem reading|not covering|inconsistent/i.test(l))).toEqual([]);
+      expect(
+        log
+          .split('\n')
+          .filter((l) =>
+            /\bERROR\b(?!.*command socket)|digests are not matching|digest mismatch|problem reading|not covering|inconsistent/i.test(l),
+          ),
+      ).toEqual([]);
     } finally {
       await zk.close();
     }
@@ -414,7 +468,13 @@ describe("the data dir in ZooKeeper 3.8's format", () => {
   test('a fuzzy snapshot (writes during the walk, the empty digest) is served by ZooKeeper with an equal dump', async () => {
     const dataDir = tempDir();
     const events: StorageEvent[] = [];
-    const server = createEmbeddedServer({ dataDir, snapCount: 1e9, preAllocSize: 256, maxClientCnxns: 0, onStorageEvent: (e) => events.push(e) });
+    const server = createEmbeddedServer({
+      dataDir,
+      snapCount: 1e9,
+      preAllocSize: 256,
+      maxClientCnxns: 0,
+      onStorageEvent: (e) => events.push(e),
+    });
     let before: DumpedNode[];
     let lastZxid: bigint;
     let z: bigint;
@@ -434,7 +494,12 @@ describe("the data dir in ZooKeeper 3.8's format", () => {
         writes.push(ok(c, { type: OpCode.setData, path: `/fz/g${g}/n3`, data: Buffer.from('changed'), version: 0 }));
         writes.push(ok(c, { type: OpCode.delete, path: `/fz/g${g}/n4`, version: -1 }));
         writes.push(ok(c, create(`/fz/g${g}/new`, 'new')));
-        writes.push(ok(c, { type: OpCode.multi, ops: [create(`/fz/g${g}/m`, 'm'), { type: OpCode.setData, path: `/fz/g${g}`, data: Buffer.from('multi'), version: -1 }] }));
+        writes.push(
+          ok(c, {
+            type: OpCode.multi,
+            ops: [create(`/fz/g${g}/m`, 'm'), { type: OpCode.setData, path: `/fz/g${g}`, data: Buffer.from('multi'), version: -1 }],
+          }),
+        );
         writes.push(ok(c, { type: OpCode.delete, path: `/fz/g${g}/n999`, version: -1 }));
         writes.push(ok(c, create(`/fz/g${g}/n999`, 'again')));
       }
@@ -460,7 +525,13 @@ describe("the data dir in ZooKeeper 3.8's format", () => {
       expect(await srvrZxid(zk.port)).toBe(lastZxid);
       expect(await dumpTree(zk.connectString)).toEqual(before);
       const log = readFileSync(zk.logFile, 'utf8');
-      expect(log.split('\n').filter((l) => /\bERROR\b(?!.*command socket)|digests are not matching|digest mismatch|problem reading|not covering|inconsistent/i.test(l))).toEqual([]);
+      expect(
+        log
+          .split('\n')
+          .filter((l) =>
+            /\bERROR\b(?!.*command socket)|digests are not matching|digest mismatch|problem reading|not covering|inconsistent/i.test(l),
+          ),
+      ).toEqual([]);
     } finally {
       await zk.close();
     }

@@ -8,7 +8,7 @@ test('the README demo command (npm run demo) exits 0 within 60 s', async () => {
   const started = Date.now();
   const code = await new Promise<number>((resolve) => {
     const child = execFile('npm', ['run', 'demo'], { cwd: root, timeout: 60_000 }, (err) => {
-      resolve(err ? ((err as NodeJS.ErrnoException & { code?: number }).code as unknown as number) ?? 1 : 0);
+      resolve(err ? (((err as NodeJS.ErrnoException & { code?: number }).code as unknown as number) ?? 1) : 0);
     });
     child.stdout?.resume();
   });

@@ -26,7 +26,9 @@ test('examples/service-discovery.ts registers, round-robins, skips a down instan
   const { code, stdout } = await run('examples/service-discovery.ts');
   expect(code).toBe(0);
   expect(stdout).toContain("services: [ 'orders' ]");
-  expect(stdout).toMatch(/call 0 -> http:\/\/10\.0\.0\.1:8080\/v1\ncall 1 -> http:\/\/10\.0\.0\.2:8080\/v1\ncall 2 -> http:\/\/10\.0\.0\.1:8080\/v1/);
+  expect(stdout).toMatch(
+    /call 0 -> http:\/\/10\.0\.0\.1:8080\/v1\ncall 1 -> http:\/\/10\.0\.0\.2:8080\/v1\ncall 2 -> http:\/\/10\.0\.0\.1:8080\/v1/,
+  );
   expect(stdout).toContain('after two errors on orders-b: orders-a\n');
   expect(stdout).toContain('orders-a is back, payload {"@class":"org.springframework.cloud.zookeeper.discovery.ZookeeperInstance"');
   expect(stdout).toContain('nodes left under /services/orders: 0');

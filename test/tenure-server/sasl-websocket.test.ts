@@ -62,7 +62,11 @@ const sasl = (username: string, password: string) => ({ mechanism: 'DIGEST-MD5' 
 
 test('SASL users from the JAAS Server section: sasl:bob over TCP, its ACL holds, a wrong password is AuthFailedError', async () => {
   const p = await start();
-  expect(p.serving).toMatchObject({ saslUsers: 2, webSocketPort: expect.any(Number), webSocketUrl: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/zk$/) });
+  expect(p.serving).toMatchObject({
+    saslUsers: 2,
+    webSocketPort: expect.any(Number),
+    webSocketUrl: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/zk$/),
+  });
   expect(p.logs.filter((l) => l.level >= 40)).toEqual([]); // authProvider.1 is no warning
 
   const bob = client({ connectString: p.connectString, sasl: sasl('bob', 'secret') });

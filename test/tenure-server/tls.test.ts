@@ -35,7 +35,17 @@ afterEach(async () => {
 
 async function start(lines: string[]): Promise<TenureServerProcess> {
   const config = join(dir, `zoo-${running.length}-${Date.now()}.cfg`);
-  writeFileSync(config, ['clientPort=0', 'clientPortAddress=127.0.0.1', 'secureClientPort=0', 'serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory', ...lines, ''].join('\n'));
+  writeFileSync(
+    config,
+    [
+      'clientPort=0',
+      'clientPortAddress=127.0.0.1',
+      'secureClientPort=0',
+      'serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory',
+      ...lines,
+      '',
+    ].join('\n'),
+  );
   const p = await TenureServerProcess.start({ args: ['--config', config] });
   running.push(p);
   return p;

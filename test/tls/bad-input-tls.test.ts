@@ -25,7 +25,10 @@ const warnings: string[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tenure-tls-bad-'));
   certs = await makeTlsCertificates(dir);
-  server = createEmbeddedServer({ tickMs: 2000, logger: { warn: (o, m) => warnings.push(`${m} ${String((o as { err?: unknown })?.err)}`) } });
+  server = createEmbeddedServer({
+    tickMs: 2000,
+    logger: { warn: (o, m) => warnings.push(`${m} ${String((o as { err?: unknown })?.err)}`) },
+  });
   const a = await server.listen({ port: 0, tls: certs.serverOptions(), handshakeTimeoutMs: 500 });
   host = a.address;
   port = a.port;
@@ -107,7 +110,10 @@ test('garbage, plaintext clients, half handshakes and broken frames never crash 
   await expect(plain.start()).rejects.toThrow();
   await plain.close();
   counts.plaintextZooKeeper++;
-  const connectRequest = Buffer.from('0000002c000000000000000000000000000027100000000000000000000000100000000000000000000000000000000000', 'hex');
+  const connectRequest = Buffer.from(
+    '0000002c000000000000000000000000000027100000000000000000000000100000000000000000000000000000000000',
+    'hex',
+  );
   for (let i = 0; i < 5; i++) {
     closes.push(closedByServer(raw(connectRequest)));
     counts.plaintextZooKeeper++;
@@ -126,7 +132,12 @@ test('garbage, plaintext clients, half handshakes and broken frames never crash 
     counts.silentTls++;
   }
   // 5. TLS, then broken frames: a negative length, an oversized length, a truncated ConnectRequest.
-  for (const bytes of [Buffer.from('ffffffff', 'hex'), Buffer.from('7fffffff00', 'hex'), Buffer.from('0000000500000000', 'hex'), randomBytes(2048)]) {
+  for (const bytes of [
+    Buffer.from('ffffffff', 'hex'),
+    Buffer.from('7fffffff00', 'hex'),
+    Buffer.from('0000000500000000', 'hex'),
+    randomBytes(2048),
+  ]) {
     const t = tlsConnect({ host, port, ...certs.clientOptions() }, () => t.end(bytes));
     closes.push(closedByServer(t));
     counts.brokenFrames++;

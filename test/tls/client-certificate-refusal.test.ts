@@ -38,20 +38,23 @@ function client(connectString: string, tls: TlsOptions, extra: Record<string, un
 }
 
 describe('a client certificate the embedded TLS listener does not verify', () => {
-  test.each(['other-client', 'expired-client'] as const)('%s: start() rejects with TlsError (certificate-refused) naming the host, at once, logged', async (name) => {
-    server = createEmbeddedServer({ tickMs: 2000 });
-    const { connectString } = await server.listen({ port: 0, tls: certs.serverOptions() });
-    const { logger, errors } = recordingLogger();
-    const c = client(connectString, certs.clientOptions(name), { logger });
-    const t0 = performance.now();
-    const err = (await c.start().catch((e: unknown) => e)) as TlsError;
-    expect(err).toBeInstanceOf(TlsError);
-    expect(err).toMatchObject({ reason: 'certificate-refused', host: connectString });
-    expect(err.message).toContain(connectString);
-    expect(performance.now() - t0).toBeLessThan(5000);
-    expect(errors.filter((m) => m.includes('TLS handshake refused') && m.includes('certificate-refused'))).toHaveLength(1);
-    expect(server.connectionCount).toBe(0);
-  });
+  test.each(['other-client', 'expired-client'] as const)(
+    '%s: start() rejects with TlsError (certificate-refused) naming the host, at once, logged',
+    async (name) => {
+      server = createEmbeddedServer({ tickMs: 2000 });
+      const { connectString } = await server.listen({ port: 0, tls: certs.serverOptions() });
+      const { logger, errors } = recordingLogger();
+      const c = client(connectString, certs.clientOptions(name), { logger });
+      const t0 = performance.now();
+      const err = (await c.start().catch((e: unknown) => e)) as TlsError;
+      expect(err).toBeInstanceOf(TlsError);
+      expect(err).toMatchObject({ reason: 'certificate-refused', host: connectString });
+      expect(err.message).toContain(connectString);
+      expect(performance.now() - t0).toBeLessThan(5000);
+      expect(errors.filter((m) => m.includes('TLS handshake refused') && m.includes('certificate-refused'))).toHaveLength(1);
+      expect(server.connectionCount).toBe(0);
+    },
+  );
 
   test('the refusal is sent before the close, and the listener closes the socket itself', async () => {
     server = createEmbeddedServer({ tickMs: 2000 });
@@ -109,10 +112,13 @@ describe('a client certificate the embedded TLS listener does not verify', () =>
     const ruok = (): Promise<{ reused: boolean; answer: string }> =>
       new Promise((resolve, reject) => {
         let reused = false;
-        const t = tlsConnect({ host: secure.address, port: secure.port, ...certs.clientOptions(), ...(session === undefined ? {} : { session }) }, () => {
-          reused = t.isSessionReused();
-          t.write('ruok');
-        });
+        const t = tlsConnect(
+          { host: secure.address, port: secure.port, ...certs.clientOptions(), ...(session === undefined ? {} : { session }) },
+          () => {
+            reused = t.isSessionReused();
+            t.write('ruok');
+          },
+        );
         t.on('session', (s: Buffer) => (session = s));
         let answer = '';
         t.on('data', (b: Buffer) => (answer += b.toString()));

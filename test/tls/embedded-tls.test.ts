@@ -31,7 +31,13 @@ afterEach(async () => {
 });
 
 function client(connectString: string, tls: TlsOptions | (() => TlsOptions) | undefined, extra: Record<string, unknown> = {}): Client {
-  const c = createClient({ connectString, ...(tls === undefined ? {} : { tls }), sessionTimeoutMs: 20_000, connectionTimeoutMs: 5000, ...extra });
+  const c = createClient({
+    connectString,
+    ...(tls === undefined ? {} : { tls }),
+    sessionTimeoutMs: 20_000,
+    connectionTimeoutMs: 5000,
+    ...extra,
+  });
   clients.push(c);
   return c;
 }
@@ -103,7 +109,12 @@ describe('refused handshakes with the embedded server', () => {
     ['an expired server certificate', 'expired', 'expired-server', () => certs.clientOptions()],
     ['a server certificate for another host', 'hostname-mismatch', 'wrong-host-server', () => certs.clientOptions()],
     ['no client certificate (TLS 1.3 certificate_required)', 'no-client-certificate', 'server', () => certs.clientOptions(null)],
-    ['a server certificate from an unknown CA', 'untrusted-certificate', 'server', () => ({ ...certs.clientOptions(), ca: certs.pem['other-ca'].cert })],
+    [
+      'a server certificate from an unknown CA',
+      'untrusted-certificate',
+      'server',
+      () => ({ ...certs.clientOptions(), ca: certs.pem['other-ca'].cert }),
+    ],
   ];
   test.each(cases)('%s: start() rejects with TlsError (%s) at once, logged once', async (_name, reason, serverCert, tls) => {
     server = createEmbeddedServer({ tickMs: 2000 });

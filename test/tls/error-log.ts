@@ -2,6 +2,14 @@
 export function recordingLogger() {
   const errors: string[] = [];
   const noop = (): void => {};
-  const logger = { error: (_o: unknown, msg?: string) => errors.push(msg ?? ''), warn: noop, info: noop, debug: noop, trace: noop, fatal: noop, child: () => logger };
+  const logger = {
+    error: (_o: unknown, msg?: string) => errors.push(msg ?? ''),
+    warn: noop,
+    info: noop,
+    debug: noop,
+    trace: noop,
+    fatal: noop,
+    child: () => logger,
+  };
   return { logger, errors };
 }

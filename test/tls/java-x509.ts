@@ -16,7 +16,16 @@ export async function x509Tool(args: string[], flags: string[] = []): Promise<st
   const { java } = findZooKeeper();
   const { stdout } = await run(
     java,
-    ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', ...flags, '-cp', JAVA_TLS_CLASSPATH, TOOL, ...args],
+    [
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
+      '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+      ...flags,
+      '-cp',
+      JAVA_TLS_CLASSPATH,
+      TOOL,
+      ...args,
+    ],
     { timeout: 60_000 },
   );
   return stdout.split('\n').filter((l) => l !== '');

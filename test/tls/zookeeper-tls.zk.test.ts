@@ -22,7 +22,15 @@ const run = promisify(execFile);
 function recordingLogger() {
   const errors: { obj: unknown; msg: string | undefined }[] = [];
   const noop = (): void => {};
-  const logger = { error: (obj: unknown, msg?: string) => errors.push({ obj, msg }), warn: noop, info: noop, debug: noop, trace: noop, fatal: noop, child: () => logger };
+  const logger = {
+    error: (obj: unknown, msg?: string) => errors.push({ obj, msg }),
+    warn: noop,
+    info: noop,
+    debug: noop,
+    trace: noop,
+    fatal: noop,
+    child: () => logger,
+  };
   return { logger, errors };
 }
 
@@ -48,7 +56,21 @@ describe.skipIf(!zk.available)('TLS against real ZooKeeper (secureClientPort, cl
     const files = await Promise.all(
       subjects.map(async (subj, i) => {
         const out = join(dir, `tricky-${i}.pem`);
-        await run('openssl', ['req', '-new', '-x509', '-key', join(dir, 'client-key.pem'), '-days', '1', '-utf8', '-multivalue-rdn', '-subj', subj, '-out', out]);
+        await run('openssl', [
+          'req',
+          '-new',
+          '-x509',
+          '-key',
+          join(dir, 'client-key.pem'),
+          '-days',
+          '1',
+          '-utf8',
+          '-multivalue-rdn',
+          '-subj',
+          subj,
+          '-out',
+          out,
+        ]);
         return out;
       }),
     );
@@ -61,7 +83,10 @@ describe.skipIf(!zk.available)('TLS against real ZooKeeper (secureClientPort, cl
 
   test('the client certificate authenticates as x509; an x509 ACL a Java client set is enforced', async () => {
     // The Java client (Netty, TLS, the same client certificate) creates the node for our subject.
-    const out = await x509Tool(['create', server.secureConnectString, '/x509-java', 'from-java', CLIENT_X509_ID], javaClientFlags(server.certificates));
+    const out = await x509Tool(
+      ['create', server.secureConnectString, '/x509-java', 'from-java', CLIENT_X509_ID],
+      javaClientFlags(server.certificates),
+    );
     expect(out).toEqual(['created /x509-java', `acl x509:${CLIENT_X509_ID}:31`]);
 
     await using c = client(server.certificates.clientOptions());
@@ -83,30 +108,47 @@ describe.skipIf(!zk.available)('TLS against real ZooKeeper (secureClientPort, cl
     ['no client certificate', 'no-client-certificate', () => certs().clientOptions(null)],
     ['a client certificate from an unknown CA', 'certificate-refused', () => certs().clientOptions('other-client')],
     ['an expired client certificate', 'certificate-refused', () => certs().clientOptions('expired-client')],
-    ['a server certificate from an unknown CA', 'untrusted-certificate', () => ({ ...certs().clientOptions(), ca: certs().pem['other-ca'].cert })],
-    ['a host name the server certificate does not name', 'hostname-mismatch', () => ({ ...certs().clientOptions(), servername: 'wrong.example' })],
+    [
+      'a server certificate from an unknown CA',
+      'untrusted-certificate',
+      () => ({ ...certs().clientOptions(), ca: certs().pem['other-ca'].cert }),
+    ],
+    [
+      'a host name the server certificate does not name',
+      'hostname-mismatch',
+      () => ({ ...certs().clientOptions(), servername: 'wrong.example' }),
+    ],
   ];
 
-  test.each(refusals)('%s: start() rejects with TlsError (%s) naming the host, at once, logged, one attempt', async (_name, reason, tls) => {
-    const { logger, errors } = recordingLogger();
-    const c = createClient({ connectString: server.secureConnectString, tls: tls(), sessionTimeoutMs: 4000, connectionTimeoutMs: 5000, logger });
-    const t0 = performance.now();
-    const err = await c.start().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    const ms = performance.now() - t0;
-    await c.close();
-    expect(err).toBeInstanceOf(TlsError);
-    const e = err as TlsError;
-    expect(e.reason).toBe(reason);
-    expect(e.host).toBe(server.secureConnectString);
-    expect(e.message).toContain(server.secureConnectString);
-    expect(e.message).toContain(reason);
-    expect(ms).toBeLessThan(5000); // within the connection timeout, in practice tens of ms
-    // The log says the same, once: a refused handshake is not retried like a lost connection.
-    const logged = errors.filter((x) => x.msg?.includes('TLS handshake refused'));
-    expect(logged).toHaveLength(1);
-    expect(logged[0]!.msg).toContain(reason);
-  });
+  test.each(refusals)(
+    '%s: start() rejects with TlsError (%s) naming the host, at once, logged, one attempt',
+    async (_name, reason, tls) => {
+      const { logger, errors } = recordingLogger();
+      const c = createClient({
+        connectString: server.secureConnectString,
+        tls: tls(),
+        sessionTimeoutMs: 4000,
+        connectionTimeoutMs: 5000,
+        logger,
+      });
+      const t0 = performance.now();
+      const err = await c.start().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const ms = performance.now() - t0;
+      await c.close();
+      expect(err).toBeInstanceOf(TlsError);
+      const e = err as TlsError;
+      expect(e.reason).toBe(reason);
+      expect(e.host).toBe(server.secureConnectString);
+      expect(e.message).toContain(server.secureConnectString);
+      expect(e.message).toContain(reason);
+      expect(ms).toBeLessThan(5000); // within the connection timeout, in practice tens of ms
+      // The log says the same, once: a refused handshake is not retried like a lost connection.
+      const logged = errors.filter((x) => x.msg?.includes('TLS handshake refused'));
+      expect(logged).toHaveLength(1);
+      expect(logged[0]!.msg).toContain(reason);
+    },
+  );
 });

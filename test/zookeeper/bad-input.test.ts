@@ -10,8 +10,17 @@ import { FakeServer, type FakePeer } from '../../packages/zookeeper/test/fake-se
 import { connect } from './harness.js';
 
 const stat: Stat = {
-  czxid: 1n, mzxid: 1n, ctime: 0, mtime: 0, version: 0, cversion: 0, aversion: 0,
-  ephemeralOwner: 0n, dataLength: 2, numChildren: 0, pzxid: 1n,
+  czxid: 1n,
+  mzxid: 1n,
+  ctime: 0,
+  mtime: 0,
+  version: 0,
+  cversion: 0,
+  aversion: 0,
+  ephemeralOwner: 0n,
+  dataLength: 2,
+  numChildren: 0,
+  pzxid: 1n,
 };
 
 const BAD: Record<string, Buffer> = {
@@ -58,7 +67,13 @@ it('random, truncated and oversized frames: typed protocol errors, reconnects, t
         return;
       } else {
         // Anything else (SetWatches, exists, ...) is answered with an empty success the op allows.
-        peer.socket.write(encodeReplyFrame({ xid: header.xid, zxid: 2n, err: 0 }, header.type === OpCode.exists ? OpCode.exists : OpCode.setWatches, header.type === OpCode.exists ? { stat } : undefined));
+        peer.socket.write(
+          encodeReplyFrame(
+            { xid: header.xid, zxid: 2n, err: 0 },
+            header.type === OpCode.exists ? OpCode.exists : OpCode.setWatches,
+            header.type === OpCode.exists ? { stat } : undefined,
+          ),
+        );
       }
     }
   });

@@ -96,7 +96,10 @@ describe.skipIf(!zk.available)('client operations on ZooKeeper 3.8 through a chr
       { type: 'NodeChildrenChanged', path: '/w' },
     ]);
     expect(recursive).toEqual(
-      expect.arrayContaining([expect.objectContaining({ type: 'NodeDataChanged', path: '/w' }), expect.objectContaining({ type: 'NodeCreated', path: '/w/c' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'NodeDataChanged', path: '/w' }),
+        expect.objectContaining({ type: 'NodeCreated', path: '/w/c' }),
+      ]),
     );
     await pw.close();
     await rw.close();

@@ -8,7 +8,16 @@
  * TENURE_DIFF_ONLY=<text> runs only the scenarios whose name contains it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { OPEN_ACL_UNSAFE, OpCode, type ACL, type CloseReason, type Connection, type MultiOp, type Request, type Transport } from '@tenure/protocol';
+import {
+  OPEN_ACL_UNSAFE,
+  OpCode,
+  type ACL,
+  type CloseReason,
+  type Connection,
+  type MultiOp,
+  type Request,
+  type Transport,
+} from '@tenure/protocol';
 import { TestingEmbeddedServer, TestingServer, realZooKeeper } from '@tenure/testing';
 
 const zk = realZooKeeper();
@@ -25,7 +34,10 @@ class Run {
   readonly log: unknown[] = [];
   base = 0n;
   readonly names = new Map<bigint, string>();
-  constructor(readonly transport: Transport, readonly root: string) {}
+  constructor(
+    readonly transport: Transport,
+    readonly root: string,
+  ) {}
 
   async open(name: string, params: Partial<Parameters<Transport['connect']>[1]> = {}): Promise<Sess> {
     const s: Sess = { conn: undefined as unknown as Connection, events: [], closes: [] };
@@ -60,7 +72,9 @@ class Run {
     if (Array.isArray(v)) {
       const out = v.map((x) => this.norm(x, key));
       // Unordered lists: children, ephemerals, identities.
-      return key === 'children' || key === 'ephemerals' || key === 'clientInfo' ? out.sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1)) : out;
+      return key === 'children' || key === 'ephemerals' || key === 'clientInfo'
+        ? out.sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1))
+        : out;
     }
     if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.norm(x, k)]));
     if (typeof v === 'string') {
@@ -111,7 +125,21 @@ const scripts: Record<string, Script> = {
   },
   'create flags and opcodes': async (run, root) => {
     const a = await run.open('A');
-    for (const [op, flags] of [[1, 9], [1, -1], [1, 4], [1, 5], [15, 4], [15, 6], [19, 0], [19, 1], [19, 4], [21, 0], [21, 1], [21, 5], [21, 6]] as const) {
+    for (const [op, flags] of [
+      [1, 9],
+      [1, -1],
+      [1, 4],
+      [1, 5],
+      [15, 4],
+      [15, 6],
+      [19, 0],
+      [19, 1],
+      [19, 4],
+      [21, 0],
+      [21, 1],
+      [21, 5],
+      [21, 6],
+    ] as const) {
       const path = `${root}/f-${op}-${flags}`;
       const req = op === 21 ? { type: op, path, data: null, acl, flags, ttl: 600_000n } : { type: op, path, data: null, acl, flags };
       await run.send(a, `op ${op} flags ${flags}`, req as Request);
@@ -146,7 +174,10 @@ const scripts: Record<string, Script> = {
     await m('read op in multi', 14, [{ type: OpCode.getData, path: root, watch: false }]);
     await m('write op in multiRead', 22, [{ type: OpCode.create, path: `${root}/w`, data: null, acl, flags: 0 }]);
     await m('check on missing', 14, [{ type: OpCode.check, path: `${root}/nope`, version: -1 }]);
-    await m('invalid path inside multi', 14, [{ type: OpCode.create, path: `${root}/ok`, data: null, acl, flags: 0 }, { type: OpCode.create, path: 'bad', data: null, acl, flags: 0 }]);
+    await m('invalid path inside multi', 14, [
+      { type: OpCode.create, path: `${root}/ok`, data: null, acl, flags: 0 },
+      { type: OpCode.create, path: 'bad', data: null, acl, flags: 0 },
+    ]);
     await m('delete then create same path', 14, [
       { type: OpCode.create, path: `${root}/d`, data: B('1'), acl, flags: 0 },
       { type: OpCode.delete, path: `${root}/d`, version: 0 },
@@ -179,7 +210,8 @@ const scripts: Record<string, Script> = {
   },
   'ACL edge cases': async (run, root) => {
     const a = await run.open('A');
-    const c = (label: string, list: ACL[]) => run.send(a, label, { type: OpCode.create, path: `${root}/${label.replace(/\W/g, '')}`, data: null, acl: list, flags: 0 });
+    const c = (label: string, list: ACL[]) =>
+      run.send(a, label, { type: OpCode.create, path: `${root}/${label.replace(/\W/g, '')}`, data: null, acl: list, flags: 0 });
     await c('world someone', [{ perms: 31, id: { scheme: 'world', id: 'someone' } }]);
     await c('ip bad', [{ perms: 31, id: { scheme: 'ip', id: '999.1.1.1' } }]);
     await c('ip cidr', [{ perms: 31, id: { scheme: 'ip', id: '10.0.0.0/8' } }]);
@@ -187,9 +219,13 @@ const scripts: Record<string, Script> = {
     await c('perms zero', [{ perms: 0, id: { scheme: 'world', id: 'anyone' } }]);
     await c('perms 63', [{ perms: 63, id: { scheme: 'world', id: 'anyone' } }]);
     await c('unknown scheme', [{ perms: 31, id: { scheme: 'nope', id: 'x' } }]);
-    await c('duplicates', [{ perms: 31, id: { scheme: 'world', id: 'anyone' } }, { perms: 31, id: { scheme: 'world', id: 'anyone' } }]);
+    await c('duplicates', [
+      { perms: 31, id: { scheme: 'world', id: 'anyone' } },
+      { perms: 31, id: { scheme: 'world', id: 'anyone' } },
+    ]);
     await c('empty', []);
-    for (const label of ['ipcidr', 'permszero', 'perms63', 'duplicates']) await run.send(a, `getACL ${label}`, { type: OpCode.getACL, path: `${root}/${label}` });
+    for (const label of ['ipcidr', 'permszero', 'perms63', 'duplicates'])
+      await run.send(a, `getACL ${label}`, { type: OpCode.getACL, path: `${root}/${label}` });
     await run.send(a, 'auth no colon', { type: OpCode.auth, authType: 0, scheme: 'digest', auth: B('bob') });
     await c('auth after colonless digest', [{ perms: 31, id: { scheme: 'auth', id: '' } }]);
     await run.send(a, 'getACL of it', { type: OpCode.getACL, path: `${root}/authaftercolonlessdigest` });
@@ -212,7 +248,13 @@ const scripts: Record<string, Script> = {
     const p = `${root}/p`;
     await run.send(owner, 'create private', { type: OpCode.create, path: p, data: B('secret'), acl: mine, flags: 0 });
     await run.send(owner, 'create private child', { type: OpCode.create, path: `${p}/c`, data: null, acl: mine, flags: 0 });
-    await run.send(owner, 'create readable', { type: OpCode.create, path: `${root}/r`, data: B('r'), acl: [{ perms: 1, id: { scheme: 'world', id: 'anyone' } }], flags: 0 });
+    await run.send(owner, 'create readable', {
+      type: OpCode.create,
+      path: `${root}/r`,
+      data: B('r'),
+      acl: [{ perms: 1, id: { scheme: 'world', id: 'anyone' } }],
+      flags: 0,
+    });
     const reqs: [string, Request][] = [
       ['exists', { type: OpCode.exists, path: p, watch: true }],
       ['exists missing child', { type: OpCode.exists, path: `${p}/nope`, watch: false }],
@@ -228,7 +270,16 @@ const scripts: Record<string, Script> = {
       ['delete missing child', { type: OpCode.delete, path: `${p}/nope`, version: -1 }],
       ['sync', { type: OpCode.sync, path: p }],
       ['addWatch', { type: OpCode.addWatch, path: p, mode: 0 }],
-      ['multiRead', { type: OpCode.multiRead, ops: [{ type: OpCode.getData, path: p, watch: false }, { type: OpCode.getChildren, path: p, watch: false }] }],
+      [
+        'multiRead',
+        {
+          type: OpCode.multiRead,
+          ops: [
+            { type: OpCode.getData, path: p, watch: false },
+            { type: OpCode.getChildren, path: p, watch: false },
+          ],
+        },
+      ],
       ['multi check', { type: OpCode.multi, ops: [{ type: OpCode.check, path: p, version: -1 }] }],
       ['multi setData', { type: OpCode.multi, ops: [{ type: OpCode.setData, path: `${root}/r`, data: null, version: -1 }] }],
       ['setData read-only node', { type: OpCode.setData, path: `${root}/r`, data: null, version: -1 }],
@@ -244,7 +295,12 @@ const scripts: Record<string, Script> = {
     await run.send(other, 'other: getData after right password', { type: OpCode.getData, path: p, watch: false });
     await run.send(other, 'other: whoAmI', { type: OpCode.whoAmI });
     await run.send(other, 'other: getACL with ADMIN', { type: OpCode.getACL, path: p });
-    await run.send(owner, 'owner: setACL read-only for others', { type: OpCode.setACL, path: p, acl: [{ perms: 1, id: { scheme: 'world', id: 'anyone' } }], version: -1 });
+    await run.send(owner, 'owner: setACL read-only for others', {
+      type: OpCode.setACL,
+      path: p,
+      acl: [{ perms: 1, id: { scheme: 'world', id: 'anyone' } }],
+      version: -1,
+    });
     const third = await run.open('third');
     await run.send(third, 'third: getACL with READ only', { type: OpCode.getACL, path: p });
     await run.send(third, 'third: delete child (no DELETE)', { type: OpCode.delete, path: `${p}/c`, version: -1 });
@@ -305,10 +361,22 @@ const scripts: Record<string, Script> = {
       childWatches: [`${root}/x`, `${root}/y`, root],
     });
     await run.settle(b);
-    await run.send(b, 'setWatches relativeZxid 0 on /', { type: OpCode.setWatches, relativeZxid: 0n, dataWatches: ['/'], existWatches: [], childWatches: ['/'] });
+    await run.send(b, 'setWatches relativeZxid 0 on /', {
+      type: OpCode.setWatches,
+      relativeZxid: 0n,
+      dataWatches: ['/'],
+      existWatches: [],
+      childWatches: ['/'],
+    });
     await run.settle(b);
     await run.send(b, 'setWatches2 persistent', {
-      type: OpCode.setWatches2, relativeZxid: 0n, dataWatches: [], existWatches: [], childWatches: [], persistentWatches: [`${root}/x`], persistentRecursiveWatches: [`${root}/never`],
+      type: OpCode.setWatches2,
+      relativeZxid: 0n,
+      dataWatches: [],
+      existWatches: [],
+      childWatches: [],
+      persistentWatches: [`${root}/x`],
+      persistentRecursiveWatches: [`${root}/never`],
     });
     await run.send(a, 'setData x again', { type: OpCode.setData, path: `${root}/x`, data: B('2'), version: -1 });
     await run.send(a, 'create never/..', { type: OpCode.create, path: `${root}/never`, data: null, acl, flags: 0 });
@@ -323,7 +391,7 @@ const scripts: Record<string, Script> = {
     const a = await run.open('A');
     const b = await run.open('B');
     await run.send(a, 'create eph', { type: OpCode.create2, path: `${root}/e`, data: B(''), acl, flags: 1 });
-    await run.send(b, 'B deletes A\'s ephemeral', { type: OpCode.delete, path: `${root}/e`, version: -1 });
+    await run.send(b, "B deletes A's ephemeral", { type: OpCode.delete, path: `${root}/e`, version: -1 });
     await run.send(a, 'create eph seq', { type: OpCode.create2, path: `${root}/es-`, data: null, acl, flags: 3 });
     await run.send(a, 'getEphemerals ""', { type: OpCode.getEphemerals, prefixPath: '' });
     await run.send(a, 'getEphemerals root', { type: OpCode.getEphemerals, prefixPath: root });
@@ -339,7 +407,13 @@ const scripts: Record<string, Script> = {
     const big = Buffer.alloc(1024 * 1000, 1);
     await run.send(a, 'create big', { type: OpCode.create, path: `${root}/big`, data: big, acl, flags: 0 });
     await run.send(a, 'getData big', { type: OpCode.getData, path: `${root}/big`, watch: false });
-    await run.send(a, 'reconfig', { type: OpCode.reconfig, joiningServers: null, leavingServers: null, newMembers: null, curConfigId: -1n });
+    await run.send(a, 'reconfig', {
+      type: OpCode.reconfig,
+      joiningServers: null,
+      leavingServers: null,
+      newMembers: null,
+      curConfigId: -1n,
+    });
     await run.settle(a, b);
     await run.send(b, 'closeSession', { type: OpCode.closeSession });
     await run.send(b, 'after closeSession', { type: OpCode.exists, path: '/', watch: false });
@@ -353,7 +427,11 @@ const scripts: Record<string, Script> = {
 };
 
 async function transcript(transport: Transport, script: Script): Promise<unknown[]> {
-  const setup = await transport.connect(transport.hosts[0]!, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false }, { onEvent() {}, onClose() {} });
+  const setup = await transport.connect(
+    transport.hosts[0]!,
+    { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 30_000, readOnly: false },
+    { onEvent() {}, onClose() {} },
+  );
   if (setup.kind !== 'connected') throw new Error('expired');
   const root = `/diff-${Math.random().toString(36).slice(2, 8)}`;
   await setup.connection.send({ type: OpCode.create, path: root, data: null, acl, flags: 0 });
@@ -380,7 +458,9 @@ describe.skipIf(!zk.available)('differential: embedded server vs ZooKeeper 3.8',
     await embedded?.close();
   });
 
-  for (const [name, script] of Object.entries(scripts).filter(([n]) => !process.env.TENURE_DIFF_ONLY || n.includes(process.env.TENURE_DIFF_ONLY))) {
+  for (const [name, script] of Object.entries(scripts).filter(
+    ([n]) => !process.env.TENURE_DIFF_ONLY || n.includes(process.env.TENURE_DIFF_ONLY),
+  )) {
     test(name, async () => {
       const expected = await transcript(real.transport(), script);
       const actual = await transcript(embedded.transport(), script);

@@ -13,7 +13,15 @@ export interface Recorded {
 /** A logger that keeps every record (the client is silent without one). */
 function recordingLogger(logs: Recorded['logs']) {
   const at = (level: string) => (obj: unknown, msg?: string) => void logs.push([level, obj, msg]);
-  const logger = { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), fatal: at('fatal'), child: () => logger };
+  const logger = {
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    fatal: at('fatal'),
+    child: () => logger,
+  };
   return logger;
 }
 

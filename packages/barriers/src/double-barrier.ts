@@ -30,7 +30,16 @@
  * A failed enter or leave (timeout, abort, close, lost member) still marks and deletes our node:
  * we withdrew, and nobody waits on us.
  */
-import { CreateMode, NoNodeError, NodeExistsError, SessionExpiredError, newProtectedId, type Client, type WaitOptions, type WaitScope } from '@tenure/client';
+import {
+  CreateMode,
+  NoNodeError,
+  NodeExistsError,
+  SessionExpiredError,
+  newProtectedId,
+  type Client,
+  type WaitOptions,
+  type WaitScope,
+} from '@tenure/client';
 import { MemberLostError } from './errors.js';
 import { HandleClose, OneShot, unless } from './handle-close.js';
 import { INSIDE, LEFT, READY, RollCall } from './roll-call.js';
@@ -71,7 +80,8 @@ export class DoubleBarrier implements AsyncDisposable {
     /** How many members must enter before any passes `enter()`. */
     readonly memberQty: number,
   ) {
-    if (!Number.isInteger(memberQty) || memberQty < 1) throw new RangeError(`DoubleBarrier ${path}: memberQty must be an integer >= 1, got ${memberQty}`);
+    if (!Number.isInteger(memberQty) || memberQty < 1)
+      throw new RangeError(`DoubleBarrier ${path}: memberQty must be an integer >= 1, got ${memberQty}`);
     this.memberPath = `${path}/${this.memberName}`;
     this.readyPath = `${path}/${READY}`;
     this.watches = client.trackingWatches();
@@ -111,7 +121,8 @@ export class DoubleBarrier implements AsyncDisposable {
    */
   async leave(options?: WaitOptions): Promise<void> {
     const roll = this.rollCall;
-    if (roll === null || this.busy) throw new Error(`DoubleBarrier ${this.path}: leave() ${roll === null ? 'before enter()' : 'while leaving'}`);
+    if (roll === null || this.busy)
+      throw new Error(`DoubleBarrier ${this.path}: leave() ${roll === null ? 'before enter()' : 'while leaving'}`);
     this.busy = true;
     try {
       using scope = this.client.waitScope(this.life.join(options), `leave ${this.path}`);

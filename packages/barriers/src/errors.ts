@@ -18,6 +18,10 @@ export class MemberLostError extends Error {
     /** True when the lost member is the caller's own (its session ended). */
     readonly self = false,
   ) {
-    super(self ? `${path}: our member node ${member} is gone (our session ended while inside the barrier)` : `${path}: member ${member} was lost while inside the barrier (its session ended before it left)`);
+    super(
+      self
+        ? `${path}: our member node ${member} is gone (our session ended while inside the barrier)`
+        : `${path}: member ${member} was lost while inside the barrier (its session ended before it left)`,
+    );
   }
 }

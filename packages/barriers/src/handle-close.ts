@@ -2,7 +2,15 @@
  * What the barriers share: a handle's own close, joined to every wait it runs (the client's close
  * is joined by `client.waitScope` already), and a one-shot watch as a promise.
  */
-import { ClosedError, WatcherType, unlimitedListeners, type Client, type WaitOptions, type WatchCallback, type WatchEvent } from '@tenure/client';
+import {
+  ClosedError,
+  WatcherType,
+  unlimitedListeners,
+  type Client,
+  type WaitOptions,
+  type WatchCallback,
+  type WatchEvent,
+} from '@tenure/client';
 
 export class HandleClose {
   private readonly controller = new AbortController();

@@ -50,7 +50,9 @@ export class RollCall {
 
   private readonly onChildren = (event: WatchEvent): void => {
     if (this.stopped || event.type !== 'NodeChildrenChanged') return;
-    this.list().catch((err: unknown) => this.client.childLogger({ recipe: 'double-barrier', path: this.path }).debug({ err }, 'roll call: listing failed'));
+    this.list().catch((err: unknown) =>
+      this.client.childLogger({ recipe: 'double-barrier', path: this.path }).debug({ err }, 'roll call: listing failed'),
+    );
   };
 
   /**

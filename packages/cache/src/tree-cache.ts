@@ -111,7 +111,10 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       resync: () => this.resync(),
       inScope: (p) => this.tree.inScope(p),
     };
-    this.watches = options.persistentWatches === false ? new OneShotTreeWatches(this.reader) : new PersistentTreeWatch(this.client, maxDepth > 0, this.reader);
+    this.watches =
+      options.persistentWatches === false
+        ? new OneShotTreeWatches(this.reader)
+        : new PersistentTreeWatch(this.client, maxDepth > 0, this.reader);
     this.loaded = new Promise((resolve, reject) => (this.endLoad = (error) => (error ? reject(error) : resolve())));
     this.loaded.catch(() => {}); // waiting for it is optional
   }

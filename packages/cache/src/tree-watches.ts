@@ -6,7 +6,15 @@
  * - one-shot (ZooKeeper 3.5, or `persistentWatches: false`): every read sets a watch (getData,
  *   getChildren; exists on a missing root) and each event says what to read again.
  */
-import { ErrorCode, KeeperError, type Client, type PersistentWatch, type PersistentWatchEvent, type WatchEvent, type WatchOptions } from '@tenure/client';
+import {
+  ErrorCode,
+  KeeperError,
+  type Client,
+  type PersistentWatch,
+  type PersistentWatchEvent,
+  type WatchEvent,
+  type WatchOptions,
+} from '@tenure/client';
 
 /** What the watches ask of the cache. */
 export interface TreeReader {

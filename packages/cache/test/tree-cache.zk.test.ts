@@ -119,11 +119,13 @@ describe.skipIf(!zk.available)('TreeCache on ZooKeeper 3.8', () => {
       await client.waitForState(ConnectionState.CONNECTED, { timeoutMs: 8000 });
 
       let diff: string[] = [];
-      await eventually(async () => (diff = treeDiff(cache, await zkTree(admin, root))).length === 0, 15_000, 'the cache to equal the server').catch(
-        (err: Error) => {
-          throw new Error(`${err.message}: ${diff.length} differences, e.g. ${diff.slice(0, 5).join(', ')}`);
-        },
-      );
+      await eventually(
+        async () => (diff = treeDiff(cache, await zkTree(admin, root))).length === 0,
+        15_000,
+        'the cache to equal the server',
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}: ${diff.length} differences, e.g. ${diff.slice(0, 5).join(', ')}`);
+      });
       expect(await watchesOf(client)).toBeGreaterThan(0);
       await cache.close();
       expect(await watchesOf(client)).toBe(0);

@@ -31,7 +31,10 @@ function version(): string {
 }
 
 /** Runs `tenure` with `argv` (without node and the script). */
-export async function main(argv: readonly string[], io: MainIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: MainIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   // With --json, stdout holds one JSON document even when the command fails: the error's.
   const json = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length).includes('--json');
   let started = false;
@@ -75,7 +78,11 @@ export async function main(argv: readonly string[], io: MainIo = { stdin: proces
     if (command === null) return await runShell(client, options, io);
     const out = createOutput(io.stdout, io.stderr, options.json);
     // Once a command has started printing its document, an error must not add a second one.
-    const tracking = { ...out, document: (v: unknown) => ((started = true), out.document(v)), raw: (t: string) => ((started = true), out.raw(t)) };
+    const tracking = {
+      ...out,
+      document: (v: unknown) => ((started = true), out.document(v)),
+      raw: (t: string) => ((started = true), out.raw(t)),
+    };
     await runParsed({ client, options, out: tracking, signal: controller.signal, interactive: false }, command);
     return EXIT_OK;
   } catch (err) {
@@ -85,4 +92,3 @@ export async function main(argv: readonly string[], io: MainIo = { stdin: proces
     await client?.close().catch(() => {});
   }
 }
-

@@ -48,13 +48,27 @@ describe('node_modules/.bin/tenure', () => {
     accessSync(BIN, constants.X_OK);
     expect(await runBin('--version')).toMatchObject({ code: 0, stdout: expect.stringMatching(/^tenure 0\.\d+\.\d+\n$/) });
     expect(await runBin('--server', server.connectString, 'ls', '/app')).toEqual({ code: 0, stdout: 'config\nlocks\n', stderr: '' });
-    expect(JSON.parse((await runBin('get', '/app/config', '--json', '--server', server.connectString)).stdout)).toMatchObject({ data: { value: 'cfg' } });
+    expect(JSON.parse((await runBin('get', '/app/config', '--json', '--server', server.connectString)).stdout)).toMatchObject({
+      data: { value: 'cfg' },
+    });
   });
 
   it('exit codes: 1 for a ZooKeeper error, 2 for bad usage, one line each', async () => {
-    expect(await runBin('--server', server.connectString, 'get', '/nothing')).toEqual({ code: 1, stdout: '', stderr: 'tenure: NoNode: no node (/nothing)\n' });
-    expect(await runBin('--server', server.connectString, 'nonsense')).toEqual({ code: 2, stdout: '', stderr: 'tenure: unknown command "nonsense" (tenure help lists them)\n' });
-    expect(await runBin('--server', server.connectString, 'ls')).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^tenure: ls takes 1 argument, got 0 \(usage: tenure ls .*\)\n$/) });
+    expect(await runBin('--server', server.connectString, 'get', '/nothing')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'tenure: NoNode: no node (/nothing)\n',
+    });
+    expect(await runBin('--server', server.connectString, 'nonsense')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'tenure: unknown command "nonsense" (tenure help lists them)\n',
+    });
+    expect(await runBin('--server', server.connectString, 'ls')).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^tenure: ls takes 1 argument, got 0 \(usage: tenure ls .*\)\n$/),
+    });
   });
 
   it('watch runs until Ctrl-C (SIGINT), then exits 0 with one JSON document', async () => {
@@ -86,7 +100,8 @@ describe('node_modules/.bin/tenure', () => {
 
   it.skipIf(!hasScript)('the shell completes commands and paths with Tab and keeps a history across runs (in a terminal)', async () => {
     const history = join(dir, 'history');
-    const shell = (): ReturnType<typeof spawnProcess> => spawnProcess('script', ['-q', '-e', '-c', `${BIN} --server ${server.connectString}`, '/dev/null'], { TENURE_HISTORY: history });
+    const shell = (): ReturnType<typeof spawnProcess> =>
+      spawnProcess('script', ['-q', '-e', '-c', `${BIN} --server ${server.connectString}`, '/dev/null'], { TENURE_HISTORY: history });
     const p = shell();
     await p.waitFor(/\[tenure: [^\]]+\] /);
     p.write('loc\t'); // -> "locks"

@@ -39,7 +39,11 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([SOURCE], JARS), TestingServer.start()]);
-    jvm = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorRecipeHolders', args: [server.connectString] }, /^ready$/, 60_000);
+    jvm = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorRecipeHolders', args: [server.connectString] },
+      /^ready$/,
+      60_000,
+    );
     tenureClient = createClient({ connectString: server.connectString, sessionTimeoutMs: 4000 });
     await tenureClient.start();
   }, 180_000);
@@ -65,7 +69,10 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     await curator('lease s2 /curator/sem 2 slot-2');
     await eventually(async () => {
       const l = json(await run('locks', '/curator', '--json')).locks;
-      return l.find((x: { path: string }) => x.path === '/curator/orders')?.waiters.length === 2 && l.find((x: { path: string }) => x.path === '/curator/rw')?.waiters.length === 1;
+      return (
+        l.find((x: { path: string }) => x.path === '/curator/orders')?.waiters.length === 2 &&
+        l.find((x: { path: string }) => x.path === '/curator/rw')?.waiters.length === 1
+      );
     }, 20_000);
 
     const { locks } = json(await run('locks', '/curator', '--json'));
@@ -75,7 +82,11 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
       ['/curator/sem', 'semaphore'],
     ]);
     const orders = locks[0];
-    expect(orders.holder).toMatchObject({ sessionId: holder, data: { encoding: 'utf8', value: 'holder-J1' }, name: expect.stringMatching(/^_c_[0-9a-f-]{36}-lock-0000000000$/) });
+    expect(orders.holder).toMatchObject({
+      sessionId: holder,
+      data: { encoding: 'utf8', value: 'holder-J1' },
+      name: expect.stringMatching(/^_c_[0-9a-f-]{36}-lock-0000000000$/),
+    });
     expect(orders.holder.fencingToken).toMatch(/^\d+$/);
     expect(orders.heldForMs).toBeGreaterThanOrEqual(0);
     expect(orders.waiters.map((w: { sessionId: string; data: { value: string } }) => [w.sessionId, w.data.value])).toEqual([
@@ -120,7 +131,9 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     expect(selector).toMatchObject({ kind: 'leader-selector', leader: { id: 'sel-1', sessionId: sel1 } });
     expect(selector.participants.map((p: { id: string }) => p.id)).toEqual(['sel-1', 'sel-2']);
     expect(selector.participants[1].sessionId).toBe(sel2);
-    expect((await run('leaders', '/curator/latch')).stdout).toMatch(new RegExp(`^/curator/latch +leader-latch +leader +alpha +${alpha} +\\d+ +\\S+ (ms|s) +_c_`, 'm'));
+    expect((await run('leaders', '/curator/latch')).stdout).toMatch(
+      new RegExp(`^/curator/latch +leader-latch +leader +alpha +${alpha} +\\d+ +\\S+ (ms|s) +_c_`, 'm'),
+    );
 
     // alpha closes: beta leads, as the CLI shows.
     await jvm.ask('release alpha', /^released alpha$/);
@@ -133,24 +146,44 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     await curator('service inst-2 orders 10.0.0.2 8081');
     await curator('service inst-3 billing 10.0.0.3 9090');
     const { services } = json(await run('services', '--json'));
-    expect(services.map((s: { name: string; basePath: string; instances: { id: string }[] }) => [s.basePath, s.name, s.instances.map((i) => i.id)])).toEqual([
+    expect(
+      services.map((s: { name: string; basePath: string; instances: { id: string }[] }) => [
+        s.basePath,
+        s.name,
+        s.instances.map((i) => i.id),
+      ]),
+    ).toEqual([
       ['/services', 'billing', ['inst-3']],
       ['/services', 'orders', ['inst-1', 'inst-2']],
     ]);
-    expect(services[1].instances[0]).toMatchObject({ id: 'inst-1', address: '10.0.0.1', port: 8080, sslPort: null, serviceType: 'DYNAMIC', enabled: true, sessionId: s1, path: '/services/orders/inst-1' });
-    expect((await run('services')).stdout).toMatch(new RegExp(`^orders +inst-1 +10\\.0\\.0\\.1 +8080 +DYNAMIC +yes +${s1} +/services/orders/inst-1$`, 'm'));
+    expect(services[1].instances[0]).toMatchObject({
+      id: 'inst-1',
+      address: '10.0.0.1',
+      port: 8080,
+      sslPort: null,
+      serviceType: 'DYNAMIC',
+      enabled: true,
+      sessionId: s1,
+      path: '/services/orders/inst-1',
+    });
+    expect((await run('services')).stdout).toMatch(
+      new RegExp(`^orders +inst-1 +10\\.0\\.0\\.1 +8080 +DYNAMIC +yes +${s1} +/services/orders/inst-1$`, 'm'),
+    );
     for (const n of ['inst-1', 'inst-2', 'inst-3']) await jvm.ask(`release ${n}`, new RegExp(`^released ${n}$`));
     expect((await run('services')).stdout).toBe('no services found\n');
   });
 
-  it("lists the members of a Curator GroupMember group", async () => {
+  it('lists the members of a Curator GroupMember group', async () => {
     const m1 = await curator('member m1 /curator/group payload-1');
     const m2 = await curator('member m2 /curator/group payload-2');
     const { groups } = json(await run('groups', '/curator', '--json'));
     expect(groups).toEqual([
       {
         path: '/curator/group',
-        members: [expect.objectContaining({ id: 'm1', sessionId: m1, data: { encoding: 'utf8', value: 'payload-1', bytes: 9 } }), expect.objectContaining({ id: 'm2', sessionId: m2 })],
+        members: [
+          expect.objectContaining({ id: 'm1', sessionId: m1, data: { encoding: 'utf8', value: 'payload-1', bytes: 9 } }),
+          expect.objectContaining({ id: 'm2', sessionId: m2 }),
+        ],
       },
     ]);
     for (const n of ['m1', 'm2']) await jvm.ask(`release ${n}`, new RegExp(`^released ${n}$`));

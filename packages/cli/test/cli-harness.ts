@@ -20,7 +20,10 @@ function collect(): { stream: PassThrough; text: () => string } {
 }
 
 /** `tenure ...args` in this process; `signal` ends long-running commands (watch). */
-export async function tenure(args: readonly string[], options: { signal?: AbortSignal; env?: NodeJS.ProcessEnv; stdin?: string; onStdout?: (text: string) => void } = {}): Promise<RunResult> {
+export async function tenure(
+  args: readonly string[],
+  options: { signal?: AbortSignal; env?: NodeJS.ProcessEnv; stdin?: string; onStdout?: (text: string) => void } = {},
+): Promise<RunResult> {
   const out = collect();
   const err = collect();
   if (options.onStdout) out.stream.on('data', () => options.onStdout!(out.text()));
@@ -57,7 +60,9 @@ function newestMtime(dir: string): number {
 export function distIsStale(): string | null {
   const dist = join(REPO, 'packages/cli/dist/main.js');
   if (!existsSync(dist)) return 'packages/cli/dist is not built: run `npm run build`';
-  return newestMtime(join(REPO, 'packages/cli/src')) > statSync(dist).mtimeMs ? 'packages/cli/dist is older than src: run `npm run build`' : null;
+  return newestMtime(join(REPO, 'packages/cli/src')) > statSync(dist).mtimeMs
+    ? 'packages/cli/dist is older than src: run `npm run build`'
+    : null;
 }
 
 export interface Spawned {

@@ -31,7 +31,10 @@ export function saslSuite(name: string, start: () => Promise<CliTarget>, bobPass
 
     it('--sasl authenticates as sasl:<user>; without it NoAuth, with a wrong password AuthFailed (exit 1)', async () => {
       const bob = ['--server', server.connectString, '--sasl', `bob:${bobPassword}`];
-      expect(await tenure([...bob, 'create', '--acl', 'sasl:bob:cdrwa', '/bobs', 'for bob'])).toMatchObject({ code: 0, stdout: 'Created /bobs\n' });
+      expect(await tenure([...bob, 'create', '--acl', 'sasl:bob:cdrwa', '/bobs', 'for bob'])).toMatchObject({
+        code: 0,
+        stdout: 'Created /bobs\n',
+      });
       expect(await tenure(['get', '/bobs', ...bob])).toMatchObject({ code: 0, stdout: 'for bob\n' });
       expect((await tenure([...bob, 'getAcl', '/bobs'])).stdout).toBe('sasl:bob:cdrwa\n');
       const anonymous = await tenure(['--server', server.connectString, 'get', '/bobs']);
@@ -69,7 +72,8 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       for (const f of cleanups.splice(0).reverse()) await f().catch(() => {});
       await Promise.all(clients.splice(0).map((c) => c.close()));
       const admin = await open();
-      for (const c of (await admin.getChildren('/')).children) if (c !== 'zookeeper') await admin.delete(`/${c}`, { deletingChildren: true }).catch(() => {});
+      for (const c of (await admin.getChildren('/')).children)
+        if (c !== 'zookeeper') await admin.delete(`/${c}`, { deletingChildren: true }).catch(() => {});
       await admin.close();
       clients.length = 0;
     });
@@ -80,7 +84,11 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(json(await run('create', '/a/b', 'two', '--json'))).toMatchObject({ path: '/a/b', stat: { version: 0, dataLength: 3 } });
       expect(await tenure(['get', '/a', '--server', cs])).toMatchObject({ code: 0, stdout: 'one\n' });
       const got = json(await run('get', '-s', '/a', '--json'));
-      expect(got).toMatchObject({ path: '/a', data: { encoding: 'utf8', value: 'one', bytes: 3 }, stat: { numChildren: 1, ephemeralOwner: '0x0' } });
+      expect(got).toMatchObject({
+        path: '/a',
+        data: { encoding: 'utf8', value: 'one', bytes: 3 },
+        stat: { numChildren: 1, ephemeralOwner: '0x0' },
+      });
       expect(typeof got.stat.czxid).toBe('string');
       const getS = await run('get', '-s', '/a');
       expect(getS.stdout).toMatch(/^one\ncZxid = 0x[0-9a-f]+\nctime = .*\n(.*\n)*numChildren = 1\n$/);
@@ -145,7 +153,12 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect((await run('create', '/nop/e')).stderr).toMatch(/^tenure: NoNode: /);
       expect(await run('create', '--acl', 'world:anyone:r', '/ro', 'x')).toMatchObject({ code: 0 });
       expect(json(await run('getAcl', '/ro', '--json')).acl).toEqual([{ scheme: 'world', id: 'anyone', perms: 'r' }]);
-      for (const bad of [['-c', '-e'], ['-t', '5', '-e'], ['-t', 'abc'], ['-t', '0']]) {
+      for (const bad of [
+        ['-c', '-e'],
+        ['-t', '5', '-e'],
+        ['-t', 'abc'],
+        ['-t', '0'],
+      ]) {
         const r = await run('create', ...bad, '/bad');
         expect(r.code, bad.join(' ')).toBe(2);
         expect(r.stderr).toMatch(/^tenure: .+\n$/);
@@ -167,13 +180,24 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(denied.stderr).toMatch(/^tenure: NoAuth: .*\(\/secure\)\n$/);
       expect(await run('get', '/secure', '--auth', 'digest:alice:pw')).toMatchObject({ code: 0, stdout: 'secret\n' });
       expect((await run('set', '/secure', 'x', '--auth', 'digest:bob:pw')).stderr).toMatch(/^tenure: NoAuth: /);
-      expect(json(await run('setAcl', '-v', '1', '/secure', 'world:anyone:cdrwa', '--auth=digest:alice:pw', '--json')).stat.aversion).toBe(2);
+      expect(json(await run('setAcl', '-v', '1', '/secure', 'world:anyone:cdrwa', '--auth=digest:alice:pw', '--json')).stat.aversion).toBe(
+        2,
+      );
       expect((await run('setAcl', '/secure', 'world:anyone:xyz')).code).toBe(2);
       expect((await run('setAcl', '/secure', 'nonsense')).code).toBe(2);
     });
 
     it('usage errors exit 2 with one line, before any connection; no server exits 1', async () => {
-      for (const args of [['frobnicate', '/'], ['ls'], ['ls', '/a', '/b'], ['ls', '--bogus', '/'], ['get', 'relative/path'], ['--server'], ['--timeout', 'soon', 'ls', '/'], ['set', '-v', 'x', '/a', 'b']]) {
+      for (const args of [
+        ['frobnicate', '/'],
+        ['ls'],
+        ['ls', '/a', '/b'],
+        ['ls', '--bogus', '/'],
+        ['get', 'relative/path'],
+        ['--server'],
+        ['--timeout', 'soon', 'ls', '/'],
+        ['set', '-v', 'x', '/a', 'b'],
+      ]) {
         const r = await tenure(['--server', '127.0.0.1:1', ...args]);
         expect(r.code, args.join(' ')).toBe(2);
         expect(r.stdout).toBe('');
@@ -195,7 +219,27 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(tls.stderr).toBe('tenure: --tls-ca: cannot read /nonexistent/ca.pem: ENOENT\n');
       const help = await tenure(['help']);
       expect(help.code).toBe(0);
-      for (const c of ['ls', 'get', 'set', 'create', 'delete', 'stat', 'getAcl', 'setAcl', 'tree', 'find', 'watch', 'dump', 'import', 'locks', 'leaders', 'groups', 'services', 'queues', 'sessions']) {
+      for (const c of [
+        'ls',
+        'get',
+        'set',
+        'create',
+        'delete',
+        'stat',
+        'getAcl',
+        'setAcl',
+        'tree',
+        'find',
+        'watch',
+        'dump',
+        'import',
+        'locks',
+        'leaders',
+        'groups',
+        'services',
+        'queues',
+        'sessions',
+      ]) {
         expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
       }
       expect((await tenure(['help', 'locks'])).stdout).toMatch(/^usage: tenure locks /);
@@ -208,14 +252,39 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       await admin.create('/app/config/cache', 'abc');
       await admin.create('/app/locks/orders', null, { createParents: true });
       expect((await run('tree', '/app')).stdout).toBe(
-        ['/app (0 B)', '├── config (0 B)', '│   ├── cache (3 B)', '│   └── db (2.0 KiB)', '└── locks (0 B)', '    └── orders (0 B)', ''].join('\n'),
+        [
+          '/app (0 B)',
+          '├── config (0 B)',
+          '│   ├── cache (3 B)',
+          '│   └── db (2.0 KiB)',
+          '└── locks (0 B)',
+          '    └── orders (0 B)',
+          '',
+        ].join('\n'),
       );
       const t = json(await run('tree', '/app', '--json'));
       expect(t.truncated).toBe(false);
-      expect(t.tree).toMatchObject({ path: '/app', children: [{ name: 'config', children: [{ name: 'cache', bytes: 3 }, { name: 'db', bytes: 2048 }] }, { name: 'locks' }] });
+      expect(t.tree).toMatchObject({
+        path: '/app',
+        children: [
+          {
+            name: 'config',
+            children: [
+              { name: 'cache', bytes: 3 },
+              { name: 'db', bytes: 2048 },
+            ],
+          },
+          { name: 'locks' },
+        ],
+      });
       expect((await run('tree', '--limit', '2', '/app')).stderr).toMatch(/stopped after 2 nodes/);
       expect((await run('find', 'c*', '/app')).stdout).toBe('/app/config\n/app/config/cache\n');
-      expect(json(await run('find', '/app/**/or?ers', '--json'))).toEqual({ pattern: '/app/**/or?ers', root: '/', matches: ['/app/locks/orders'], truncated: false });
+      expect(json(await run('find', '/app/**/or?ers', '--json'))).toEqual({
+        pattern: '/app/**/or?ers',
+        root: '/',
+        matches: ['/app/locks/orders'],
+        truncated: false,
+      });
       expect((await run('find', 'nothing-like-this')).stdout).toBe('');
       expect((await run('tree', '/missing')).stderr).toMatch(/^tenure: NoNode: /);
     });
@@ -230,9 +299,20 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       await admin.create('/src/eph', 'e', { mode: CreateMode.EPHEMERAL });
       const first = json(await run('dump', '/src', '--json'));
       expect(first).toMatchObject({ format: 'tenure-dump', version: 1, root: '/src', truncated: false });
-      expect(first.nodes.map((n: { path: string }) => n.path)).toEqual(['/src', '/src/binary', '/src/binary/child', '/src/eph', '/src/ro', expect.stringMatching(/^\/src\/seq-\d{10}$/), '/src/text']);
+      expect(first.nodes.map((n: { path: string }) => n.path)).toEqual([
+        '/src',
+        '/src/binary',
+        '/src/binary/child',
+        '/src/eph',
+        '/src/ro',
+        expect.stringMatching(/^\/src\/seq-\d{10}$/),
+        '/src/text',
+      ]);
       expect(first.nodes.find((n: { path: string }) => n.path === '/src/binary').data).toBe('AAEC/w==');
-      expect(first.nodes.find((n: { path: string }) => n.path === '/src/eph')).toMatchObject({ mode: 'ephemeral', ephemeralOwner: sessionHex(admin.sessionId) });
+      expect(first.nodes.find((n: { path: string }) => n.path === '/src/eph')).toMatchObject({
+        mode: 'ephemeral',
+        ephemeralOwner: sessionHex(admin.sessionId),
+      });
       expect(first.nodes.find((n: { path: string }) => n.path === '/src/ro').acl).toEqual([{ scheme: 'world', id: 'anyone', perms: 'r' }]);
 
       const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
@@ -247,14 +327,26 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       const imported = await run('import', file, '/copy');
       expect(imported).toMatchObject({ code: 0, stdout: 'Imported 6 nodes, skipped 1 (ephemeral nodes and what is under them, or /)\n' });
       const copy = json(await run('dump', '/copy', '--json'));
-      const strip = (d: typeof first, root: string) => d.nodes.filter((n: { mode: string }) => n.mode !== 'ephemeral').map((n: Record<string, unknown>) => ({ ...n, path: (n.path as string).slice(root.length) }));
+      const strip = (d: typeof first, root: string) =>
+        d.nodes
+          .filter((n: { mode: string }) => n.mode !== 'ephemeral')
+          .map((n: Record<string, unknown>) => ({ ...n, path: (n.path as string).slice(root.length) }));
       expect(strip(copy, '/copy')).toEqual(strip(first, '/src'));
 
       // Back in place after a delete, ephemerals as persistent nodes.
       await admin.delete('/src', { deletingChildren: true });
-      expect(json(await run('import', '--ephemerals', 'persistent', file, '--json'))).toEqual({ source: file, root: '/src', created: 7, updated: 0, unchanged: 0, skipped: 0 });
+      expect(json(await run('import', '--ephemerals', 'persistent', file, '--json'))).toEqual({
+        source: file,
+        root: '/src',
+        created: 7,
+        updated: 0,
+        unchanged: 0,
+        skipped: 0,
+      });
       const again = json(await run('dump', '/src', '--json'));
-      expect(again.nodes.map((n: Record<string, unknown>) => ({ ...n, mode: 'x', ephemeralOwner: undefined }))).toEqual(first.nodes.map((n: Record<string, unknown>) => ({ ...n, mode: 'x', ephemeralOwner: undefined })));
+      expect(again.nodes.map((n: Record<string, unknown>) => ({ ...n, mode: 'x', ephemeralOwner: undefined }))).toEqual(
+        first.nodes.map((n: Record<string, unknown>) => ({ ...n, mode: 'x', ephemeralOwner: undefined })),
+      );
 
       // Existing nodes: NodeExists, unless --overwrite.
       const clash = await run('import', file);
@@ -265,7 +357,9 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect((await run('get', '/src/text')).stdout).toBe('hello\n');
 
       writeFileSync(join(dir, 'bad.json'), '{"format":"other"}');
-      expect((await run('import', join(dir, 'bad.json'))).stderr).toMatch(/^tenure: .*bad\.json: not a tenure dump: "format" is not "tenure-dump"\n$/);
+      expect((await run('import', join(dir, 'bad.json'))).stderr).toMatch(
+        /^tenure: .*bad\.json: not a tenure dump: "format" is not "tenure-dump"\n$/,
+      );
       expect((await run('import', join(dir, 'missing.json'))).code).toBe(2);
       expect((await run('import', join(dir, 'bad.json'))).code).toBe(2);
     });
@@ -276,7 +370,10 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       for (const asJson of [false, true]) {
         const stop = new AbortController();
         let seen = '';
-        const running = tenure(['--server', cs, 'watch', '/w', ...(asJson ? ['--json'] : [])], { signal: stop.signal, onStdout: (t) => (seen = t) });
+        const running = tenure(['--server', cs, 'watch', '/w', ...(asJson ? ['--json'] : [])], {
+          signal: stop.signal,
+          onStdout: (t) => (seen = t),
+        });
         // Until the watch is in place, a probe node comes and goes unseen.
         await eventually(async () => {
           await admin.create(`/w/probe-${asJson}`, null).catch(() => admin.delete(`/w/probe-${asJson}`));
@@ -327,15 +424,34 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       await alpha.start();
       const beta = new LeaderLatch(b, '/election', { id: 'beta' });
       await beta.start();
-      cleanups.push(() => alpha.close(), () => beta.close());
-      const selector = new LeaderSelector(c, '/selector', { id: 'sel-c', takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())) });
+      cleanups.push(
+        () => alpha.close(),
+        () => beta.close(),
+      );
+      const selector = new LeaderSelector(c, '/selector', {
+        id: 'sel-c',
+        takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
+      });
       selector.start();
       cleanups.push(() => selector.close());
       const m1 = new GroupMember(a, '/groups/workers', 'worker-1', 'w1');
       const m2 = new GroupMember(b, '/groups/workers', 'worker-2', 'w2');
       await Promise.all([m1.start(), m2.start()]);
-      cleanups.push(() => m1.close(), () => m2.close());
-      const instance = { name: 'orders', id: 'inst-1', address: '10.1.2.3', port: 8080, sslPort: null, payload: null, registrationTimeUTC: 1_700_000_000_000, serviceType: 'DYNAMIC', uriSpec: null };
+      cleanups.push(
+        () => m1.close(),
+        () => m2.close(),
+      );
+      const instance = {
+        name: 'orders',
+        id: 'inst-1',
+        address: '10.1.2.3',
+        port: 8080,
+        sslPort: null,
+        payload: null,
+        registrationTimeUTC: 1_700_000_000_000,
+        serviceType: 'DYNAMIC',
+        uriSpec: null,
+      };
       await c.create('/services/orders/inst-1', JSON.stringify(instance), { mode: CreateMode.EPHEMERAL, createParentContainers: true });
       await d.create('/queues/jobs', null, { createParents: true });
       for (const item of ['j1', 'j2']) await d.create('/queues/jobs/queue-', item, { mode: CreateMode.PERSISTENT_SEQUENTIAL });
@@ -347,24 +463,48 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       await framed.put(Buffer.from('order-3'));
       await eventually(async () => {
         const l = json(await run('locks', '--json'));
-        return l.locks.find((x: { path: string }) => x.path === '/locks/orders')?.waiters.length === 1 && l.locks.find((x: { path: string }) => x.path === '/locks/rw')?.waiters.length === 1;
+        return (
+          l.locks.find((x: { path: string }) => x.path === '/locks/orders')?.waiters.length === 1 &&
+          l.locks.find((x: { path: string }) => x.path === '/locks/rw')?.waiters.length === 1
+        );
       }, 10_000);
 
       const locks = json(await run('locks', '/locks', '--json'));
       expect(locks.walk).toMatchObject({ root: '/locks', truncated: false });
       const orders = locks.locks.find((l: { path: string }) => l.path === '/locks/orders');
-      expect(orders).toMatchObject({ kind: 'mutex', holder: { data: { value: 'holder-A' }, sessionId: sessionHex(a.sessionId), fencingToken: holder.fencingToken.toString() }, waiters: [{ data: { value: 'waiter-B' }, sessionId: sessionHex(b.sessionId) }] });
-      expect(locks.locks.find((l: { path: string }) => l.path === '/locks/rw')).toMatchObject({ kind: 'read-write', holders: [{ kind: 'write' }], waiters: [{ kind: 'read' }] });
-      expect(locks.locks.find((l: { path: string }) => l.path === '/locks/sem')).toMatchObject({ kind: 'semaphore', holders: [{ data: { value: 'slot' } }, { data: { value: 'slot' } }], waiters: [] });
+      expect(orders).toMatchObject({
+        kind: 'mutex',
+        holder: { data: { value: 'holder-A' }, sessionId: sessionHex(a.sessionId), fencingToken: holder.fencingToken.toString() },
+        waiters: [{ data: { value: 'waiter-B' }, sessionId: sessionHex(b.sessionId) }],
+      });
+      expect(locks.locks.find((l: { path: string }) => l.path === '/locks/rw')).toMatchObject({
+        kind: 'read-write',
+        holders: [{ kind: 'write' }],
+        waiters: [{ kind: 'read' }],
+      });
+      expect(locks.locks.find((l: { path: string }) => l.path === '/locks/sem')).toMatchObject({
+        kind: 'semaphore',
+        holders: [{ data: { value: 'slot' } }, { data: { value: 'slot' } }],
+        waiters: [],
+      });
       const table = (await run('locks', '/locks')).stdout;
       expect(table).toMatch(/^LOCK +KIND +ROLE +SESSION +TOKEN +HELD FOR +DATA +NODE$/m);
-      expect(table).toMatch(new RegExp(`^/locks/orders +mutex +holder +${sessionHex(a.sessionId)} +${holder.fencingToken} +\\S+ (ms|s) +holder-A +_c_`, 'm'));
+      expect(table).toMatch(
+        new RegExp(`^/locks/orders +mutex +holder +${sessionHex(a.sessionId)} +${holder.fencingToken} +\\S+ (ms|s) +holder-A +_c_`, 'm'),
+      );
       expect(table).toMatch(new RegExp(`^/locks/orders +mutex +waiter 1 +${sessionHex(b.sessionId)} +\\d+ +- +waiter-B +_c_`, 'm'));
 
       const leaders = json(await run('leaders', '--json'));
       const election = leaders.elections.find((e: { path: string }) => e.path === '/election');
-      expect(election).toMatchObject({ kind: 'leader-latch', leader: { id: 'alpha', isLeader: true }, participants: [{ id: 'alpha' }, { id: 'beta', isLeader: false }] });
-      expect(leaders.elections.find((e: { path: string }) => e.path === '/selector')).toMatchObject({ kind: 'leader-selector', leader: { id: 'sel-c' } });
+      expect(election).toMatchObject({
+        kind: 'leader-latch',
+        leader: { id: 'alpha', isLeader: true },
+        participants: [{ id: 'alpha' }, { id: 'beta', isLeader: false }],
+      });
+      expect(leaders.elections.find((e: { path: string }) => e.path === '/selector')).toMatchObject({
+        kind: 'leader-selector',
+        leader: { id: 'sel-c' },
+      });
       const leadersTable = (await run('leaders', '/election')).stdout;
       expect(leadersTable).toMatch(/^\/election +leader-latch +leader +alpha +0x/m);
       expect(leadersTable).toMatch(/^\/election +leader-latch +participant 1 +beta +0x/m);
@@ -372,17 +512,41 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(json(await run('groups', '--json')).groups).toEqual([
         {
           path: '/groups/workers',
-          members: [expect.objectContaining({ id: 'worker-1', data: { encoding: 'utf8', value: 'w1', bytes: 2 } }), expect.objectContaining({ id: 'worker-2', sessionId: sessionHex(b.sessionId) })],
+          members: [
+            expect.objectContaining({ id: 'worker-1', data: { encoding: 'utf8', value: 'w1', bytes: 2 } }),
+            expect.objectContaining({ id: 'worker-2', sessionId: sessionHex(b.sessionId) }),
+          ],
         },
       ]);
       expect((await run('groups', '/groups')).stdout).toMatch(/^\/groups\/workers +worker-1 +0x[0-9a-f]+ +w1$/m);
 
-      expect(json(await run('services', '--json')).services).toEqual([expect.objectContaining({ name: 'orders', basePath: '/services', instances: [expect.objectContaining({ id: 'inst-1', address: '10.1.2.3', port: 8080 })] })]);
-      expect((await run('services')).stdout).toMatch(/^orders +inst-1 +10\.1\.2\.3 +8080 +DYNAMIC +yes +0x[0-9a-f]+ +\/services\/orders\/inst-1$/m);
+      expect(json(await run('services', '--json')).services).toEqual([
+        expect.objectContaining({
+          name: 'orders',
+          basePath: '/services',
+          instances: [expect.objectContaining({ id: 'inst-1', address: '10.1.2.3', port: 8080 })],
+        }),
+      ]);
+      expect((await run('services')).stdout).toMatch(
+        /^orders +inst-1 +10\.1\.2\.3 +8080 +DYNAMIC +yes +0x[0-9a-f]+ +\/services\/orders\/inst-1$/m,
+      );
 
       expect(json(await run('queues', '--json')).queues).toEqual([
-        expect.objectContaining({ path: '/queues/framed', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: expect.objectContaining({ encoding: 'base64' }), items: [expect.objectContaining({ value: 'order-1' }), expect.objectContaining({ value: 'order-2' })] }) }),
-        expect.objectContaining({ path: '/queues/jobs', kind: 'distributed', depth: 2, oldest: expect.objectContaining({ data: { encoding: 'utf8', value: 'j1', bytes: 2 }, items: null }) }),
+        expect.objectContaining({
+          path: '/queues/framed',
+          kind: 'distributed',
+          depth: 2,
+          oldest: expect.objectContaining({
+            data: expect.objectContaining({ encoding: 'base64' }),
+            items: [expect.objectContaining({ value: 'order-1' }), expect.objectContaining({ value: 'order-2' })],
+          }),
+        }),
+        expect.objectContaining({
+          path: '/queues/jobs',
+          kind: 'distributed',
+          depth: 2,
+          oldest: expect.objectContaining({ data: { encoding: 'utf8', value: 'j1', bytes: 2 }, items: null }),
+        }),
       ]);
       const queues = (await run('queues')).stdout;
       expect(queues).toMatch(/^\/queues\/jobs +distributed +2 +queue-0000000000 +\S+ (ms|s) +j1$/m);
@@ -391,9 +555,16 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       const sessions = json(await run('sessions', '--json'));
       expect(sessions.source).toBe('four-letter-words');
       const sa = sessions.sessions.find((s: { sessionId: string }) => s.sessionId === sessionHex(a.sessionId));
-      expect(sa).toMatchObject({ clientAddress: expect.stringMatching(/^(127\.0\.0\.1|\[?[0-9a-f:]+\]?):\d+$/), timeoutMs: a.negotiatedTimeoutMs });
-      expect(sa.ephemerals).toEqual(expect.arrayContaining(['/groups/workers/worker-1', expect.stringMatching(/^\/locks\/orders\/_c_.*-lock-\d{10}$/)]));
-      expect((await run('sessions')).stdout).toMatch(new RegExp(`^${sessionHex(a.sessionId)} +\\S+:\\d+ +${a.negotiatedTimeoutMs} ms `, 'm'));
+      expect(sa).toMatchObject({
+        clientAddress: expect.stringMatching(/^(127\.0\.0\.1|\[?[0-9a-f:]+\]?):\d+$/),
+        timeoutMs: a.negotiatedTimeoutMs,
+      });
+      expect(sa.ephemerals).toEqual(
+        expect.arrayContaining(['/groups/workers/worker-1', expect.stringMatching(/^\/locks\/orders\/_c_.*-lock-\d{10}$/)]),
+      );
+      expect((await run('sessions')).stdout).toMatch(
+        new RegExp(`^${sessionHex(a.sessionId)} +\\S+:\\d+ +${a.negotiatedTimeoutMs} ms `, 'm'),
+      );
 
       expect((await run('locks', '/nowhere')).stderr).toMatch(/^tenure: NoNode: /);
       expect((await run('locks', '/election')).stdout).toBe('no locks found\n');

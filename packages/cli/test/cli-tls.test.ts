@@ -43,7 +43,10 @@ describe('tenure over TLS', () => {
   it('with a client certificate: x509:<subject>, whose ACL the plaintext port cannot pass', async () => {
     const tls = ['--server', secure, '--tls-ca', files.ca, '--tls-cert', files.cert, '--tls-key', files.key];
     // `auth::` is the connection's own identity (x509 ids hold commas, which zkCli's ACL text splits on).
-    expect(await tenure([...tls, 'create', '--acl', 'auth::cdrwa', '/cert-only', 'mine'])).toMatchObject({ code: 0, stdout: 'Created /cert-only\n' });
+    expect(await tenure([...tls, 'create', '--acl', 'auth::cdrwa', '/cert-only', 'mine'])).toMatchObject({
+      code: 0,
+      stdout: 'Created /cert-only\n',
+    });
     expect(await tenure(['get', '/cert-only', ...tls])).toMatchObject({ code: 0, stdout: 'mine\n' });
     expect((await tenure([...tls, 'getAcl', '/cert-only'])).stdout).toBe(`x509:${CLIENT_X509_ID}:cdrwa\n`);
     const anonymous = await tenure(['--server', plain, 'get', '/cert-only']);
@@ -65,7 +68,13 @@ describe('tenure over TLS', () => {
   });
 
   it('bad TLS usage is exit 2 before connecting: half a key pair, an unreadable file', async () => {
-    expect(await tenure(['--server', secure, '--tls-cert', files.cert, 'ls', '/'])).toMatchObject({ code: 2, stderr: 'tenure: --tls-cert needs --tls-key too (a client certificate and its key)\n' });
-    expect(await tenure(['--server', secure, '--tls-ca', join(dir, 'missing.pem'), 'ls', '/'])).toMatchObject({ code: 2, stderr: `tenure: --tls-ca: cannot read ${join(dir, 'missing.pem')}: ENOENT\n` });
+    expect(await tenure(['--server', secure, '--tls-cert', files.cert, 'ls', '/'])).toMatchObject({
+      code: 2,
+      stderr: 'tenure: --tls-cert needs --tls-key too (a client certificate and its key)\n',
+    });
+    expect(await tenure(['--server', secure, '--tls-ca', join(dir, 'missing.pem'), 'ls', '/'])).toMatchObject({
+      code: 2,
+      stderr: `tenure: --tls-ca: cannot read ${join(dir, 'missing.pem')}: ENOENT\n`,
+    });
   });
 });

@@ -3,4 +3,8 @@ import { TestingEmbeddedServer } from '@tenure/testing';
 import { cliSuite, saslSuite } from './cli-suite.js';
 
 cliSuite('tenure against the embedded server (TCP)', () => TestingEmbeddedServer.start());
-saslSuite('tenure --sasl against the embedded server (TCP)', () => TestingEmbeddedServer.start({ sasl: { users: { bob: 'secret' } } }), 'secret');
+saslSuite(
+  'tenure --sasl against the embedded server (TCP)',
+  () => TestingEmbeddedServer.start({ sasl: { users: { bob: 'secret' } } }),
+  'secret',
+);

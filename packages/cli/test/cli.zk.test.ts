@@ -13,7 +13,11 @@ const zk = realZooKeeper();
 
 describe.skipIf(!zk.available)('real ZooKeeper 3.8', () => {
   cliSuite('tenure against ZooKeeper 3.8', () => TestingServer.start());
-  saslSuite('tenure --sasl against ZooKeeper 3.8 (JAAS DigestLoginModule)', () => SaslZooKeeper.start({ users: { bob: 'bobsecret' } }), 'bobsecret');
+  saslSuite(
+    'tenure --sasl against ZooKeeper 3.8 (JAAS DigestLoginModule)',
+    () => SaslZooKeeper.start({ users: { bob: 'bobsecret' } }),
+    'bobsecret',
+  );
 
   it('sessions says why cons and dump cannot be had, and falls back to the owners of ephemeral nodes', async () => {
     await using server = await TestingServer.start({ config: { '4lw.commands.whitelist': 'srvr' } });
@@ -24,8 +28,12 @@ describe.skipIf(!zk.available)('real ZooKeeper 3.8', () => {
       const r = await tenure(['--server', server.connectString, 'sessions', '--json']);
       const report = json(r);
       expect(report.source).toBe('tree');
-      expect(report.problems).toEqual([{ server: server.connectString, reason: expect.stringMatching(/is not executed because it is not in the whitelist/) }]);
-      expect(report.sessions).toEqual([expect.objectContaining({ sessionId: sessionHex(client.sessionId), ephemerals: ['/mine'], clientAddress: null, timeoutMs: null })]);
+      expect(report.problems).toEqual([
+        { server: server.connectString, reason: expect.stringMatching(/is not executed because it is not in the whitelist/) },
+      ]);
+      expect(report.sessions).toEqual([
+        expect.objectContaining({ sessionId: sessionHex(client.sessionId), ephemerals: ['/mine'], clientAddress: null, timeoutMs: null }),
+      ]);
       expect(r.stderr).toMatch(/cannot read sessions from .*not in the whitelist/);
       const table = await tenure(['--server', server.connectString, 'sessions']);
       expect(table.stdout).toMatch(new RegExp(`^${sessionHex(client.sessionId)} +- +- +- +- +/mine$`, 'm'));

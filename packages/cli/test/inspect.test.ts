@@ -17,7 +17,11 @@ describe('recipe inspection (embedded server over TCP)', () => {
   const cleanups: Array<() => Promise<unknown>> = [];
 
   async function open(): Promise<Client> {
-    const c = createClient({ connectString: server.connectString, sessionTimeoutMs: 4000, retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200) });
+    const c = createClient({
+      connectString: server.connectString,
+      sessionTimeoutMs: 4000,
+      retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200),
+    });
     clients.push(c);
     await c.start();
     return c;
@@ -103,9 +107,15 @@ describe('recipe inspection (embedded server over TCP)', () => {
     await alpha.start();
     const beta = new LeaderLatch(b, '/election', { id: 'beta' });
     await beta.start();
-    cleanups.push(() => alpha.close(), () => beta.close());
+    cleanups.push(
+      () => alpha.close(),
+      () => beta.close(),
+    );
 
-    const selector = new LeaderSelector(c, '/selector', { id: 'sel-1', takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())) });
+    const selector = new LeaderSelector(c, '/selector', {
+      id: 'sel-1',
+      takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
+    });
     selector.start();
     cleanups.push(() => selector.close());
 
@@ -113,10 +123,21 @@ describe('recipe inspection (embedded server over TCP)', () => {
     await member.start();
     cleanups.push(() => member.close());
 
-    const instance = { name: 'orders', id: 'i-1', address: '10.0.0.1', port: 8080, sslPort: null, payload: null, registrationTimeUTC: 1_700_000_000_000, serviceType: 'DYNAMIC', uriSpec: null };
+    const instance = {
+      name: 'orders',
+      id: 'i-1',
+      address: '10.0.0.1',
+      port: 8080,
+      sslPort: null,
+      payload: null,
+      registrationTimeUTC: 1_700_000_000_000,
+      serviceType: 'DYNAMIC',
+      uriSpec: null,
+    };
     await b.create('/services/orders/i-1', JSON.stringify(instance), { mode: CreateMode.EPHEMERAL, createParentContainers: true });
     await admin.create('/queues/jobs', null, { createParents: true });
-    for (const item of ['first', 'second', 'third']) await admin.create('/queues/jobs/queue-', item, { mode: CreateMode.PERSISTENT_SEQUENTIAL });
+    for (const item of ['first', 'second', 'third'])
+      await admin.create('/queues/jobs/queue-', item, { mode: CreateMode.PERSISTENT_SEQUENTIAL });
     await admin.create('/queues/simple/qn-', 'only', { mode: CreateMode.PERSISTENT_SEQUENTIAL, createParentContainers: true });
 
     await eventually(async () => {
@@ -132,20 +153,40 @@ describe('recipe inspection (embedded server over TCP)', () => {
     expect(rw.waiters.map((h) => h.kind)).toEqual(['write']);
     const s = report.locks.find((l) => l.path === '/app/sem')!;
     expect(s.kind).toBe('semaphore');
-    expect(s.holders.map((h) => [h.kind, h.data.value])).toEqual([['lease', 'lease-data'], ['lease', 'lease-data']]);
+    expect(s.holders.map((h) => [h.kind, h.data.value])).toEqual([
+      ['lease', 'lease-data'],
+      ['lease', 'lease-data'],
+    ]);
     expect(s.holders.map((h) => h.fencingToken)).toEqual(leases.map((l) => l.fencingToken.toString()));
     expect(report.locks.some((l) => l.path === '/app/sem/locks')).toBe(false);
 
     const latch = report.elections.find((e) => e.path === '/election')!;
     expect(latch.kind).toBe('leader-latch');
     expect(latch.leader?.id).toBe('alpha');
-    expect(latch.participants.map((p) => [p.id, p.isLeader])).toEqual([['alpha', true], ['beta', false]]);
+    expect(latch.participants.map((p) => [p.id, p.isLeader])).toEqual([
+      ['alpha', true],
+      ['beta', false],
+    ]);
 
     expect(report.groups).toEqual([
-      { path: '/groups/workers', members: [expect.objectContaining({ id: 'w-1', data: { encoding: 'utf8', value: 'payload-1', bytes: 9 }, sessionId: sessionHex(a.sessionId) })] },
+      {
+        path: '/groups/workers',
+        members: [
+          expect.objectContaining({
+            id: 'w-1',
+            data: { encoding: 'utf8', value: 'payload-1', bytes: 9 },
+            sessionId: sessionHex(a.sessionId),
+          }),
+        ],
+      },
     ]);
     expect(report.services).toEqual([
-      expect.objectContaining({ name: 'orders', path: '/services/orders', basePath: '/services', instances: [expect.objectContaining({ id: 'i-1', address: '10.0.0.1', port: 8080, serviceType: 'DYNAMIC', enabled: true })] }),
+      expect.objectContaining({
+        name: 'orders',
+        path: '/services/orders',
+        basePath: '/services',
+        instances: [expect.objectContaining({ id: 'i-1', address: '10.0.0.1', port: 8080, serviceType: 'DYNAMIC', enabled: true })],
+      }),
     ]);
     expect(report.queues.map((q) => [q.path, q.kind, q.depth, q.oldest?.data.value])).toEqual([
       ['/queues/jobs', 'distributed', 3, 'first'],
@@ -189,7 +230,9 @@ describe('recipe inspection (embedded server over TCP)', () => {
     const cons =
       ' /127.0.0.1:40922[1](queued=0,recved=6,sent=6,sid=0x100004a9a2b0001,lop=PING,est=1700000000000,to=4000,lcxid=0x3,lzxid=0x5,lresp=1,llat=0,minlat=0,avglat=0,maxlat=1)\n' +
       ' /127.0.0.1:40930[0](queued=0,recved=1,sent=0)\n\n';
-    expect(parseCons(cons)).toEqual([{ sessionId: '0x100004a9a2b0001', clientAddress: '127.0.0.1:40922', timeoutMs: 4000, lastOperation: 'PING' }]);
+    expect(parseCons(cons)).toEqual([
+      { sessionId: '0x100004a9a2b0001', clientAddress: '127.0.0.1:40922', timeoutMs: 4000, lastOperation: 'PING' },
+    ]);
     const dump =
       'SessionTracker dump:\nSession Sets (2)/(2):\n0 expire at Thu Jan 01 00:00:00 UTC 1970:\n1 expire at Tue Dec 01 11:00:04 UTC 2026:\n\t0x100004a9a2b0001\n' +
       '1 expire at Tue Dec 01 11:00:06 UTC 2026:\n\t0x100004a9a2b0002\nephemeral nodes dump:\nSessions with Ephemerals (1):\n0x100004a9a2b0001:\n\t/b\n\t/a\n' +

@@ -47,7 +47,12 @@ function texts(page: Page, selector: string): Promise<string[]> {
 /** Resolves once `selector`'s first match has a text including `text`; returns the ms it took. */
 async function waitForText(page: Page, selector: string, text: string, timeoutMs: number): Promise<number> {
   const t0 = performance.now();
-  await page.waitForFunction((s: string, t: string) => document.querySelector(s)?.textContent?.includes(t) === true, { timeout: timeoutMs, polling: 'mutation' }, selector, text);
+  await page.waitForFunction(
+    (s: string, t: string) => document.querySelector(s)?.textContent?.includes(t) === true,
+    { timeout: timeoutMs, polling: 'mutation' },
+    selector,
+    text,
+  );
   return performance.now() - t0;
 }
 
@@ -58,7 +63,11 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
   const figures: Record<string, number> = {};
 
   async function open(): Promise<Client> {
-    const c = createClient({ connectString: server.connectString, sessionTimeoutMs: 5000, retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200) });
+    const c = createClient({
+      connectString: server.connectString,
+      sessionTimeoutMs: 5000,
+      retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200),
+    });
     clients.push(c);
     await c.start();
     return c;
@@ -82,14 +91,33 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
   it('shows A holding with B waiting and alpha leading; B holds and beta leads within 2 s of each change, without reload; a screenshot of every view', async () => {
     const [a, b, alphaClient, betaClient, other] = [await open(), await open(), await open(), await open(), await open()];
     // Something for every view: a JSON config, a group, a discovery instance, a queue.
-    await other.create('/app/config', JSON.stringify({ region: 'eu-west-1', replicas: 3, features: { fencing: true } }), { createParents: true });
-    const members = [new GroupMember(other, '/groups/workers', 'worker-1', 'host-a:7000'), new GroupMember(betaClient, '/groups/workers', 'worker-2', 'host-b:7000')];
+    await other.create('/app/config', JSON.stringify({ region: 'eu-west-1', replicas: 3, features: { fencing: true } }), {
+      createParents: true,
+    });
+    const members = [
+      new GroupMember(other, '/groups/workers', 'worker-1', 'host-a:7000'),
+      new GroupMember(betaClient, '/groups/workers', 'worker-2', 'host-b:7000'),
+    ];
     for (const m of members) await m.start();
     for (const [i, port] of [8080, 8081].entries()) {
-      const instance = { name: 'orders', id: `orders-${i + 1}`, address: `10.0.0.${i + 1}`, port, sslPort: null, payload: null, registrationTimeUTC: Date.now(), serviceType: 'DYNAMIC', uriSpec: null };
-      await (i === 0 ? a : b).create(`/services/orders/orders-${i + 1}`, JSON.stringify(instance), { mode: CreateMode.EPHEMERAL, createParents: true });
+      const instance = {
+        name: 'orders',
+        id: `orders-${i + 1}`,
+        address: `10.0.0.${i + 1}`,
+        port,
+        sslPort: null,
+        payload: null,
+        registrationTimeUTC: Date.now(),
+        serviceType: 'DYNAMIC',
+        uriSpec: null,
+      };
+      await (i === 0 ? a : b).create(`/services/orders/orders-${i + 1}`, JSON.stringify(instance), {
+        mode: CreateMode.EPHEMERAL,
+        createParents: true,
+      });
     }
-    for (let i = 0; i < 7; i++) await other.create('/queues/jobs/queue-', `job-${i}`, { mode: CreateMode.PERSISTENT_SEQUENTIAL, createParents: true });
+    for (let i = 0; i < 7; i++)
+      await other.create('/queues/jobs/queue-', `job-${i}`, { mode: CreateMode.PERSISTENT_SEQUENTIAL, createParents: true });
 
     // A read-write lock: two readers hold it, a writer waits behind them.
     const reader1 = await new ReadWriteLock(a, '/locks/catalog', { data: 'reader-1' }).readLock.acquire();
@@ -121,8 +149,14 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     expect(participants).toHaveLength(2);
     expect(participants[0]).toContain('alpha');
     expect(participants[1]).toContain('beta');
-    expect(await texts(page, '[data-group="/groups/workers"] [data-member]')).toEqual([expect.stringContaining('worker-1'), expect.stringContaining('worker-2')]);
-    expect(await texts(page, '[data-service="orders"] [data-instance]')).toEqual([expect.stringContaining('orders-1'), expect.stringContaining('orders-2')]);
+    expect(await texts(page, '[data-group="/groups/workers"] [data-member]')).toEqual([
+      expect.stringContaining('worker-1'),
+      expect.stringContaining('worker-2'),
+    ]);
+    expect(await texts(page, '[data-service="orders"] [data-instance]')).toEqual([
+      expect.stringContaining('orders-1'),
+      expect.stringContaining('orders-2'),
+    ]);
     await page.waitForSelector('[data-lock="/locks/catalog"] [data-waiter]');
     expect(await texts(page, '[data-lock="/locks/catalog"] [data-holder]')).toEqual([expect.stringContaining('reader-1')]);
     expect(await texts(page, '[data-lock="/locks/catalog"] [data-co-holder]')).toEqual([expect.stringContaining('reader-2')]);
@@ -166,7 +200,8 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
       await page.goto(`${ui.url}#/${view}`);
       await page.waitForSelector(`#${view}`);
       await screenshot(page, view);
-      if (view === 'queues') expect(await page.$$eval('[data-queue="/queues/jobs"]', (els) => els.map((e) => e.getAttribute('data-depth')))).toEqual(['7']);
+      if (view === 'queues')
+        expect(await page.$$eval('[data-queue="/queues/jobs"]', (els) => els.map((e) => e.getAttribute('data-depth')))).toEqual(['7']);
     }
     const sessions = await texts(page, '[data-session]');
     expect(sessions.length).toBeGreaterThanOrEqual(5);
@@ -197,8 +232,16 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     const answers = await page.evaluate(async () => {
       const token = document.querySelector<HTMLMetaElement>('meta[name="tenure-csrf"]')!.content;
       const post = (path: string, body: object) =>
-        fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Tenure-Csrf': token }, body: JSON.stringify(body) }).then((r) => r.status);
-      return [await post('/api/set', { path: '/app/config', data: 'x' }), await post('/api/create', { path: '/app/x' }), await post('/api/delete', { path: '/app/config' })];
+        fetch(path, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Tenure-Csrf': token },
+          body: JSON.stringify(body),
+        }).then((r) => r.status);
+      return [
+        await post('/api/set', { path: '/app/config', data: 'x' }),
+        await post('/api/create', { path: '/app/x' }),
+        await post('/api/delete', { path: '/app/config' }),
+      ];
     });
     expect(answers).toEqual([403, 403, 403]);
     const after = await other.getData('/app/config');
@@ -233,13 +276,21 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
   });
 
   it('beyond loopback, serves the page with basic auth and says so on it', async () => {
-    await using ui = await startUi({ client: await open(), connectString: server.connectString, host: '0.0.0.0', port: 0, uiAuth: 'ops:s3cret' });
+    await using ui = await startUi({
+      client: await open(),
+      connectString: server.connectString,
+      host: '0.0.0.0',
+      port: 0,
+      uiAuth: 'ops:s3cret',
+    });
     const page = await browser.browser.newPage();
     // (Without credentials the server answers 401: ui-server.test.ts checks that over plain HTTP.)
     await page.authenticate({ username: 'ops', password: 's3cret' });
     await page.goto(`http://127.0.0.1:${ui.port}/`);
     await page.waitForSelector('[data-exposure="exposed"]');
-    expect(await page.$eval('[data-exposure]', (e) => e.textContent)).toMatch(/Reachable from other machines on 0\.0\.0\.0:\d+; basic auth is required/);
+    expect(await page.$eval('[data-exposure]', (e) => e.textContent)).toMatch(
+      /Reachable from other machines on 0\.0\.0\.0:\d+; basic auth is required/,
+    );
     await page.waitForSelector('#locks');
     await page.close();
   });
@@ -284,7 +335,7 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
       await tx.commit();
     }
     figures.buildTree100kMs = Math.round(performance.now() - t0);
-    expect((await c.getAllChildrenNumber('/big'))).toBe(100_100);
+    expect(await c.getAllChildrenNumber('/big')).toBe(100_100);
 
     const uiClient = createClient({ connectString: big.connectString, sessionTimeoutMs: 10_000 });
     clients.push(uiClient);

@@ -69,7 +69,11 @@ describe('tenure ui: the page server', () => {
   const closers: Array<() => Promise<unknown>> = [];
 
   async function open(): Promise<Client> {
-    const c = createClient({ connectString: server.connectString, sessionTimeoutMs: 4000, retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200) });
+    const c = createClient({
+      connectString: server.connectString,
+      sessionTimeoutMs: 4000,
+      retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200),
+    });
     clients.push(c);
     await c.start();
     return c;
@@ -190,7 +194,11 @@ describe('tenure ui: the page server', () => {
     expect((await c.getData('/w/target')).data.toString()).toBe('new');
 
     const headers = { 'Content-Type': 'application/json', 'X-Tenure-Csrf': token };
-    const created = await http(`${base}/api/create`, { method: 'POST', headers, body: JSON.stringify({ path: '/w/bin', data: '//8=', encoding: 'base64' }) });
+    const created = await http(`${base}/api/create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ path: '/w/bin', data: '//8=', encoding: 'base64' }),
+    });
     expect(created.status, created.body).toBe(200);
     expect([...(await c.getData('/w/bin')).data]).toEqual([0xff, 0xff]);
     const conflict = await http(`${base}/api/create`, { method: 'POST', headers, body: JSON.stringify({ path: '/w/bin' }) });
@@ -266,7 +274,9 @@ describe('tenure ui: the page server', () => {
     await lease.release();
     await until(() => expect(events.some(heldBy('second'))).toBe(true), 2000);
     expect(Date.now() - t0).toBeLessThan(2000);
-    expect(events.some((e) => e.event === 'tree' && ((e.data as { paths: string[] | null }).paths ?? ['/live/lock']).includes('/live/lock'))).toBe(true);
+    expect(
+      events.some((e) => e.event === 'tree' && ((e.data as { paths: string[] | null }).paths ?? ['/live/lock']).includes('/live/lock')),
+    ).toBe(true);
     await (await second).release();
 
     // One persistent recursive watch for the page server's session (it counts once in the data
@@ -324,7 +334,12 @@ describe('tenure ui: the page server', () => {
     expect(await running).toBe(0);
     await expect(http(url)).rejects.toThrow();
 
-    expect(await main(['--server', server.connectString, 'ui', '--host', '0.0.0.0', '--port', '0'], { ...io, signal: new AbortController().signal })).toBe(2);
+    expect(
+      await main(['--server', server.connectString, 'ui', '--host', '0.0.0.0', '--port', '0'], {
+        ...io,
+        signal: new AbortController().signal,
+      }),
+    ).toBe(2);
     expect(err).toContain('--ui-auth');
     expect(err.trim().split('\n')).toHaveLength(1);
   });

@@ -39,7 +39,11 @@ describe.skipIf(!zk.available)('tenure ui on ZooKeeper 3.8', () => {
   let server: TestingServer;
   const clients: Client[] = [];
   async function open(): Promise<Client> {
-    const c = createClient({ connectString: server.connectString, sessionTimeoutMs: 6000, retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200) });
+    const c = createClient({
+      connectString: server.connectString,
+      sessionTimeoutMs: 6000,
+      retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200),
+    });
     clients.push(c);
     await c.start();
     return c;
@@ -81,7 +85,9 @@ describe.skipIf(!zk.available)('tenure ui on ZooKeeper 3.8', () => {
       await eventually(() => holderOf(latest()) === 'holder-A' && leaderOf(latest()) === 'alpha');
       const sessions = latest()!.sessions!;
       expect(sessions.source).toBe('four-letter-words');
-      expect(sessions.sessions.find((s) => s.sessionId === sessionHex(a.sessionId))?.ephemerals.some((p) => p.startsWith('/locks/orders/'))).toBe(true);
+      expect(
+        sessions.sessions.find((s) => s.sessionId === sessionHex(a.sessionId))?.ephemerals.some((p) => p.startsWith('/locks/orders/')),
+      ).toBe(true);
 
       const t0 = performance.now();
       await holder.release();
@@ -89,7 +95,9 @@ describe.skipIf(!zk.available)('tenure ui on ZooKeeper 3.8', () => {
       const t1 = performance.now();
       await alpha.close();
       await eventually(() => leaderOf(latest()) === 'beta', 2000, 'beta to lead');
-      console.log(`ZooKeeper 3.8: hand-over pushed in ${Math.round(t1 - t0)} ms, leader change in ${Math.round(performance.now() - t1)} ms`);
+      console.log(
+        `ZooKeeper 3.8: hand-over pushed in ${Math.round(t1 - t0)} ms, leader change in ${Math.round(performance.now() - t1)} ms`,
+      );
     } finally {
       feed.close();
       await (await waiter).release();

@@ -24,11 +24,16 @@ export * from './public-api.js';
 export function createClient(options: ClientOptions): Client {
   const transport: Transport | undefined = options?.transport;
   if (options?.connectString !== undefined) {
-    throw new TypeError('createClient: a connectString needs the ZooKeeper TCP transport, which needs Node; in a browser give transport: webSocket(url) from @tenure/ws');
+    throw new TypeError(
+      'createClient: a connectString needs the ZooKeeper TCP transport, which needs Node; in a browser give transport: webSocket(url) from @tenure/ws',
+    );
   }
   if ((options as { tls?: unknown }).tls !== undefined) {
-    throw new TypeError("createClient: tls goes with a connectString, which needs Node; in a browser wss:// uses the browser's trust store");
+    throw new TypeError(
+      "createClient: tls goes with a connectString, which needs Node; in a browser wss:// uses the browser's trust store",
+    );
   }
-  if (transport === undefined || typeof transport.connect !== 'function') throw new TypeError('createClient: a transport is required (e.g. webSocket(url) from @tenure/ws)');
+  if (transport === undefined || typeof transport.connect !== 'function')
+    throw new TypeError('createClient: a transport is required (e.g. webSocket(url) from @tenure/ws)');
   return new Client(new ClientCore(transport, options), new Namespace(options.namespace), true);
 }

@@ -99,7 +99,8 @@ export class ClientCore {
     this.maxBufferBytes = positive('maxBufferBytes', opts.maxBufferBytes, DEFAULTS.maxBufferBytes);
     this.retryPolicy = opts.retryPolicy ?? DEFAULTS.retryPolicy();
     const policy = opts.errorPolicy ?? 'standard';
-    if (policy !== 'standard' && policy !== 'session') throw new RangeError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
+    if (policy !== 'standard' && policy !== 'session')
+      throw new RangeError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
     this.errorPolicy = policy;
     this.aclProvider = opts.aclProvider;
     this.hosts = Object.freeze([...transport.hosts]);
@@ -194,7 +195,13 @@ export class ClientCore {
    * Runs one request with retries. `path` names the operation in errors. `map` runs when the reply
    * arrives (before any later event is dispatched) and throws for error codes.
    */
-  run<R extends Request, T>(req: R, signal: AbortSignal | undefined, path: string | undefined, map: ReplyMapper<R, T>, onReply?: ReplyHook<R>): Promise<T> {
+  run<R extends Request, T>(
+    req: R,
+    signal: AbortSignal | undefined,
+    path: string | undefined,
+    map: ReplyMapper<R, T>,
+    onReply?: ReplyHook<R>,
+  ): Promise<T> {
     if (this.isClosed) return Promise.reject(new ClosedError('client'));
     if (!this.started) return Promise.reject(new NotStartedError(path ?? 'operation'));
     const session = this.session;
@@ -227,7 +234,12 @@ export class ClientCore {
   }
 
   /** Runs `attempt` under the client's retry policy. */
-  retry<T>(attempt: () => Promise<T>, signal: AbortSignal | undefined, path: string | undefined, firstFailure?: { error: unknown; startedAt: number }): Promise<T> {
+  retry<T>(
+    attempt: () => Promise<T>,
+    signal: AbortSignal | undefined,
+    path: string | undefined,
+    firstFailure?: { error: unknown; startedAt: number },
+  ): Promise<T> {
     return runWithRetry(
       attempt,
       {
@@ -235,8 +247,7 @@ export class ClientCore {
         clock: this.clock,
         signal,
         stopped: () => this.isClosed,
-        onRetry: (error, retryCount, sleepMs) =>
-          this.logger.debug({ err: error, path, retryCount, sleepMs }, 'retrying'),
+        onRetry: (error, retryCount, sleepMs) => this.logger.debug({ err: error, path, retryCount, sleepMs }, 'retrying'),
       },
       firstFailure,
     );
@@ -279,7 +290,8 @@ export class ClientCore {
       onReply && signal
         ? (reply) => {
             if (!signal.aborted) onReply(reply);
-            else if ((req as { watch?: boolean }).watch === true) void this.resyncWatches((req as unknown as { path: string }).path, undefined);
+            else if ((req as { watch?: boolean }).watch === true)
+              void this.resyncWatches((req as unknown as { path: string }).path, undefined);
           }
         : onReply;
     const p = conn.send(req, hook).then(
@@ -306,7 +318,10 @@ export class ClientCore {
     const conn = this.session.connection;
     if (conn === null || this.isClosed) return;
     const keep = this.registry.listsFor(full);
-    const requests: Request[] = [{ type: OpCode.removeWatches, path: full, watcherType: WatcherType.Any }, ...setWatchesBatches(keep, this.session.lastZxid)];
+    const requests: Request[] = [
+      { type: OpCode.removeWatches, path: full, watcherType: WatcherType.Any },
+      ...setWatchesBatches(keep, this.session.lastZxid),
+    ];
     try {
       const replies = await Promise.all(requests.map((req) => this.send(conn, req, signal, full)));
       for (const [i, reply] of replies.entries()) {

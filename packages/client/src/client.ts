@@ -300,7 +300,11 @@ export class Client {
    * Waits for `task` (a promise, or a function given the wait's signal) under `options`: it
    * settles as the task does, or rejects with TimeoutError, AbortError or ClosedError.
    */
-  async wait<T>(task: PromiseLike<T> | ((signal: AbortSignal) => PromiseLike<T>), options: WaitOptions | undefined, what: string): Promise<T> {
+  async wait<T>(
+    task: PromiseLike<T> | ((signal: AbortSignal) => PromiseLike<T>),
+    options: WaitOptions | undefined,
+    what: string,
+  ): Promise<T> {
     using scope = this.waitScope(options, what);
     scope.check();
     return await scope.race(typeof task === 'function' ? task(scope.signal) : task);
@@ -367,7 +371,10 @@ export class Client {
     // A SASL refusal ends the wait at once: the client will not connect.
     const signal = options.signal ? AbortSignal.any([options.signal, core.authFailedSignal]) : core.authFailedSignal;
     try {
-      await Promise.race([this.waitForState(CONNECTED_STATES, { ...options, signal, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs }), refused]);
+      await Promise.race([
+        this.waitForState(CONNECTED_STATES, { ...options, signal, timeoutMs: options.timeoutMs ?? core.connectionTimeoutMs }),
+        refused,
+      ]);
     } catch (err) {
       if (core.authFailure) throw core.authFailure;
       await core.abandonStart();
@@ -443,7 +450,9 @@ export class Client {
 
   /** The children's names (unsorted) and the parent's Stat. A `watch` fires when the children change or the node goes. */
   getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
-    return requestChannel.hasSubscribers ? traced('getChildren', path, () => this.#getChildren(path, options)) : this.#getChildren(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('getChildren', path, () => this.#getChildren(path, options))
+      : this.#getChildren(path, options);
   }
 
   #getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
@@ -458,9 +467,10 @@ export class Client {
           if (r.err !== 0) throw KeeperError.from(r.err, path);
           return r.response!;
         },
-        watch && ((r) => {
-          if (r.err === 0) this.addOneShot('child', full, watch);
-        }),
+        watch &&
+          ((r) => {
+            if (r.err === 0) this.addOneShot('child', full, watch);
+          }),
       );
     } catch (err) {
       return Promise.reject(err);
@@ -472,21 +482,35 @@ export class Client {
   }
 
   #getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
-    return this.simple(path, (full) => ({ type: OpCode.getACL, path: full }), options, (r) => r.response!);
+    return this.simple(
+      path,
+      (full) => ({ type: OpCode.getACL, path: full }),
+      options,
+      (r) => r.response!,
+    );
   }
 
   /** Descendants of `path`, not counting the node itself. */
   getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
-    return requestChannel.hasSubscribers ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options)) : this.#getAllChildrenNumber(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options))
+      : this.#getAllChildrenNumber(path, options);
   }
 
   #getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
-    return this.simple(path, (full) => ({ type: OpCode.getAllChildrenNumber, path: full }), options, (r) => r.response!.totalNumber);
+    return this.simple(
+      path,
+      (full) => ({ type: OpCode.getAllChildrenNumber, path: full }),
+      options,
+      (r) => r.response!.totalNumber,
+    );
   }
 
   /** This session's ephemerals whose path starts with `prefixPath` (default: all in the namespace). */
   getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
-    return requestChannel.hasSubscribers ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options)) : this.#getEphemerals(prefixPath, options);
+    return requestChannel.hasSubscribers
+      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options))
+      : this.#getEphemerals(prefixPath, options);
   }
 
   #getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
@@ -508,7 +532,9 @@ export class Client {
 
   /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
   multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
-    return requestChannel.hasSubscribers ? traced('multiRead', undefined, () => this.#multiRead(ops, options)) : this.#multiRead(ops, options);
+    return requestChannel.hasSubscribers
+      ? traced('multiRead', undefined, () => this.#multiRead(ops, options))
+      : this.#multiRead(ops, options);
   }
 
   #multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
@@ -520,14 +546,18 @@ export class Client {
         if (op.type === 'getChildren') return { type: OpCode.getChildren, path, watch: false } as const;
         throw new TypeError(`multiRead: unknown op type ${String((op as { type: unknown }).type)}`);
       });
-      return this.simple('multiRead', () => ({ type: OpCode.multiRead, ops: reqOps }), options, (r) =>
-        r.response!.results.map((res, i): MultiReadResult => {
-          const path = ops[i]!.path;
-          if (res.type === OpCode.getData) return { type: 'getData', path, data: res.data ?? EMPTY, stat: res.stat };
-          if (res.type === OpCode.getChildren) return { type: 'getChildren', path, children: res.children };
-          const code = res.type === OpCode.error ? res.err : ErrorCode.MARSHALLINGERROR;
-          return { type: 'error', path, error: KeeperError.from(code, path) };
-        }),
+      return this.simple(
+        'multiRead',
+        () => ({ type: OpCode.multiRead, ops: reqOps }),
+        options,
+        (r) =>
+          r.response!.results.map((res, i): MultiReadResult => {
+            const path = ops[i]!.path;
+            if (res.type === OpCode.getData) return { type: 'getData', path, data: res.data ?? EMPTY, stat: res.stat };
+            if (res.type === OpCode.getChildren) return { type: 'getChildren', path, children: res.children };
+            const code = res.type === OpCode.error ? res.err : ErrorCode.MARSHALLINGERROR;
+            return { type: 'error', path, error: KeeperError.from(code, path) };
+          }),
         false,
       );
     } catch (err) {
@@ -541,7 +571,13 @@ export class Client {
   }
 
   #whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
-    return this.simple('whoAmI', () => ({ type: OpCode.whoAmI }), options, (r) => r.response!.clientInfo, false);
+    return this.simple(
+      'whoAmI',
+      () => ({ type: OpCode.whoAmI }),
+      options,
+      (r) => r.response!.clientInfo,
+      false,
+    );
   }
 
   /** Waits until the server this client talks to has caught up with the leader on `path`. */
@@ -550,13 +586,20 @@ export class Client {
   }
 
   #sync(path: string, options?: OperationOptions): Promise<void> {
-    return this.simple(path, (full) => ({ type: OpCode.sync, path: full }), options, () => undefined);
+    return this.simple(
+      path,
+      (full) => ({ type: OpCode.sync, path: full }),
+      options,
+      () => undefined,
+    );
   }
 
   // ---- writes ----
 
   create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
-    return requestChannel.hasSubscribers ? traced('create', path, () => this.#create(path, data, options)) : this.#create(path, data, options);
+    return requestChannel.hasSubscribers
+      ? traced('create', path, () => this.#create(path, data, options))
+      : this.#create(path, data, options);
   }
 
   #create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
@@ -579,7 +622,10 @@ export class Client {
       const spec: CreateSpec = { path: full, data: buf, mode, acl, ttl, parents, parentAcl: (p) => aclFor(core.aclProvider, p) };
       const protection = options.protection;
       if (typeof protection === 'string' && !UUID.test(protection)) {
-        throw new BadArgumentsError(path, `protection must be true or a UUID (as Curator's protected ids are), got ${JSON.stringify(protection)}`);
+        throw new BadArgumentsError(
+          path,
+          `protection must be true or a UUID (as Curator's protected ids are), got ${JSON.stringify(protection)}`,
+        );
       }
       const protectedId = typeof protection === 'string' ? protection.toLowerCase() : protection ? newProtectedId() : undefined;
       const run = (): Promise<{ path: string; stat: Stat }> =>
@@ -616,7 +662,9 @@ export class Client {
       if (options.guaranteed) {
         const attempt = (epoch: number): Promise<void> => {
           const exec: ExecAny = (req, map) => core.once(req, undefined, path, map, epoch);
-          return options.deletingChildren ? deleteTree(exec, full, version, path) : exec({ type: OpCode.delete, path: full, version }, mapDelete);
+          return options.deletingChildren
+            ? deleteTree(exec, full, version, path)
+            : exec({ type: OpCode.delete, path: full, version }, mapDelete);
         };
         core.check('delete');
         return core.deletes.run(full, attempt, signal);
@@ -633,7 +681,9 @@ export class Client {
   }
 
   setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
-    return requestChannel.hasSubscribers ? traced('setData', path, () => this.#setData(path, data, options)) : this.#setData(path, data, options);
+    return requestChannel.hasSubscribers
+      ? traced('setData', path, () => this.#setData(path, data, options))
+      : this.#setData(path, data, options);
   }
 
   #setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
@@ -641,7 +691,12 @@ export class Client {
       const full = this.full(path);
       const buf = toBuffer(data, 'setData');
       checkRequestSize(full, buf, null, this.core.maxBufferBytes);
-      return this.simple(path, () => ({ type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 }), options, (r) => r.response!.stat);
+      return this.simple(
+        path,
+        () => ({ type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 }),
+        options,
+        (r) => r.response!.stat,
+      );
     } catch (err) {
       return Promise.reject(err);
     }
@@ -649,11 +704,18 @@ export class Client {
 
   /** Sets the ACL; `version` is compared with the node's aversion. */
   setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
-    return requestChannel.hasSubscribers ? traced('setACL', path, () => this.#setACL(path, acl, options)) : this.#setACL(path, acl, options);
+    return requestChannel.hasSubscribers
+      ? traced('setACL', path, () => this.#setACL(path, acl, options))
+      : this.#setACL(path, acl, options);
   }
 
   #setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
-    return this.simple(path, (full) => ({ type: OpCode.setACL, path: full, acl: acl as ACL[], version: options?.version ?? -1 }), options, (r) => r.response!.stat);
+    return this.simple(
+      path,
+      (full) => ({ type: OpCode.setACL, path: full, acl: acl as ACL[], version: options?.version ?? -1 }),
+      options,
+      (r) => r.response!.stat,
+    );
   }
 
   /** A multi-op transaction: `client.transaction().create(..).setData(..).check(..).commit()`. */
@@ -666,7 +728,9 @@ export class Client {
    * Credentials the server refuses (AuthFailedError) are not kept.
    */
   addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options)) : this.#addAuth(scheme, auth, options);
+    return requestChannel.hasSubscribers
+      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options))
+      : this.#addAuth(scheme, auth, options);
   }
 
   async #addAuth(scheme: string, auth: Buffer | string, options: OperationOptions): Promise<void> {
@@ -703,7 +767,9 @@ export class Client {
    * ChildWatchRemoved; removed persistent watches end. The server is told unless `local`.
    */
   removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('removeWatches', path, () => this.#removeWatches(path, type, options)) : this.#removeWatches(path, type, options);
+    return requestChannel.hasSubscribers
+      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options))
+      : this.#removeWatches(path, type, options);
   }
 
   async #removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {

@@ -14,8 +14,10 @@ import type { ClientOptions } from './options.js';
 export function createClient(options: ClientOptions): Client {
   if (options === null || typeof options !== 'object') throw new TypeError('createClient: options are required');
   const { transport, connectString, tls } = options;
-  if (transport !== undefined && connectString !== undefined) throw new TypeError('createClient: give transport or connectString, not both');
-  if (transport !== undefined && tls !== undefined) throw new TypeError('createClient: tls goes with connectString (a transport brings its own)');
+  if (transport !== undefined && connectString !== undefined)
+    throw new TypeError('createClient: give transport or connectString, not both');
+  if (transport !== undefined && tls !== undefined)
+    throw new TypeError('createClient: tls goes with connectString (a transport brings its own)');
   let t: Transport;
   if (transport !== undefined) {
     if (typeof transport.connect !== 'function') throw new TypeError('createClient: transport must implement connect()');

@@ -53,7 +53,8 @@ export function checkModeAndTtl(path: string, mode: number, ttlMs: number | bigi
     if (ttl <= 0n || ttl > MAX_TTL_MS) throw new BadArgumentsError(path, `ttlMs must be in 1..${MAX_TTL_MS}, got ${String(ttlMs)}`);
     return ttl;
   }
-  if (ttlMs !== undefined) throw new BadArgumentsError(path, 'ttlMs is only allowed with PERSISTENT_WITH_TTL or PERSISTENT_SEQUENTIAL_WITH_TTL');
+  if (ttlMs !== undefined)
+    throw new BadArgumentsError(path, 'ttlMs is only allowed with PERSISTENT_WITH_TTL or PERSISTENT_SEQUENTIAL_WITH_TTL');
   return null;
 }
 
@@ -95,12 +96,7 @@ export async function createWithParents(exec: Exec, spec: CreateSpec, clientPath
  * (only the last levels missing) costs one create per missing level.
  * @returns true when this call created `path` itself
  */
-export async function ensurePath(
-  exec: Exec,
-  path: string,
-  containers: boolean,
-  aclOf: (path: string) => readonly ACL[],
-): Promise<boolean> {
+export async function ensurePath(exec: Exec, path: string, containers: boolean, aclOf: (path: string) => readonly ACL[]): Promise<boolean> {
   if (path === '/' || path === '') return false;
   const req = createRequest(path, EMPTY, aclOf(path), containers ? CreateMode.CONTAINER : CreateMode.PERSISTENT, null);
   const code = await exec(req, ignore);

@@ -74,7 +74,8 @@ const silentChannel = {
 
 export const requestChannel: diagnostics_channel.TracingChannel<unknown, RequestMessage> =
   channels?.tracingChannel(REQUEST_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.TracingChannel<unknown, RequestMessage>);
-export const stateChannel: diagnostics_channel.Channel = channels?.channel(STATE_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.Channel);
+export const stateChannel: diagnostics_channel.Channel =
+  channels?.channel(STATE_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.Channel);
 
 /** Runs `run` inside the request channel's events. Call only when `requestChannel.hasSubscribers`. */
 export function traced<T>(op: OperationName, path: string | undefined, run: () => Promise<T>): Promise<T> {

@@ -10,8 +10,7 @@ import type { AuthInfo } from './session.js';
 
 /** Chooses the ACL of nodes created without an explicit `acl` (Curator's ACLProvider). */
 export type AclProvider =
-  | { getDefaultAcl(): readonly ACL[]; getAclForPath?(path: string): readonly ACL[] }
-  | ((path: string) => readonly ACL[]);
+  { getDefaultAcl(): readonly ACL[]; getAclForPath?(path: string): readonly ACL[] } | ((path: string) => readonly ACL[]);
 
 export interface ClientOptions {
   /** Any transport (the embedded server's `server.transport()`, `zookeeper(connectString)`, ...). */

@@ -7,16 +7,7 @@
  * - when the create finally fails without a definite answer (retries exhausted, aborted, session
  *   lost), the node it may have left is deleted in the background.
  */
-import {
-  ErrorCode,
-  KeeperError,
-  OpCode,
-  isEphemeralMode,
-  joinPath,
-  nodeName,
-  parentPath,
-  type Stat,
-} from '@tenure/protocol';
+import { ErrorCode, KeeperError, OpCode, isEphemeralMode, joinPath, nodeName, parentPath, type Stat } from '@tenure/protocol';
 import type { ClientCore } from './client-core.js';
 import { createWithParents, type CreateSpec, type Exec } from './create-node.js';
 
@@ -57,7 +48,12 @@ export function unprotectedName(name: string): string {
 /** The final error leaves it unknown whether the node was created. */
 function outcomeUnknown(err: unknown): boolean {
   if (!(err instanceof KeeperError)) return true; // aborted, timed out, closed
-  return err.code === ErrorCode.CONNECTIONLOSS || err.code === ErrorCode.OPERATIONTIMEOUT || err.code === ErrorCode.SESSIONMOVED || err.code === ErrorCode.SESSIONEXPIRED;
+  return (
+    err.code === ErrorCode.CONNECTIONLOSS ||
+    err.code === ErrorCode.OPERATIONTIMEOUT ||
+    err.code === ErrorCode.SESSIONMOVED ||
+    err.code === ErrorCode.SESSIONEXPIRED
+  );
 }
 
 export async function protectedCreate(
@@ -109,16 +105,34 @@ async function findProtectedNode(
   signal: AbortSignal | undefined,
   epoch: number,
 ): Promise<{ path: string; stat: Stat } | null> {
-  const children = await core.once({ type: OpCode.getChildren, path: parent, watch: false }, signal, parent, (r) => (r.err === 0 ? r.response!.children : r.err === ErrorCode.NONODE ? [] : fail(r.err, parent)), epoch);
+  const children = await core.once(
+    { type: OpCode.getChildren, path: parent, watch: false },
+    signal,
+    parent,
+    (r) => (r.err === 0 ? r.response!.children : r.err === ErrorCode.NONODE ? [] : fail(r.err, parent)),
+    epoch,
+  );
   let found: { path: string; stat: Stat } | null = null;
   for (const name of children) {
     if (!name.startsWith(prefix)) continue;
     const path = joinPath(parent, name);
-    const stat = await core.once({ type: OpCode.exists, path, watch: false }, signal, path, (r) => (r.err === 0 ? r.response!.stat : r.err === ErrorCode.NONODE ? null : fail(r.err, path)), epoch);
+    const stat = await core.once(
+      { type: OpCode.exists, path, watch: false },
+      signal,
+      path,
+      (r) => (r.err === 0 ? r.response!.stat : r.err === ErrorCode.NONODE ? null : fail(r.err, path)),
+      epoch,
+    );
     if (stat === null) continue;
     if (ephemeral && stat.ephemeralOwner !== core.session.sessionId) {
       core.logger.info({ path }, 'protected create found a node of its prefix owned by another session; deleting it');
-      await core.once({ type: OpCode.delete, path, version: -1 }, signal, path, (r) => (r.err === 0 || r.err === ErrorCode.NONODE ? undefined : fail(r.err, path)), epoch);
+      await core.once(
+        { type: OpCode.delete, path, version: -1 },
+        signal,
+        path,
+        (r) => (r.err === 0 || r.err === ErrorCode.NONODE ? undefined : fail(r.err, path)),
+        epoch,
+      );
       continue;
     }
     found ??= { path, stat };
@@ -129,11 +143,23 @@ async function findProtectedNode(
 /** Deletes every child of `parent` with our prefix (on whatever session is current). */
 async function deleteProtectedNodes(core: ClientCore, parent: string, prefix: string, signal: AbortSignal): Promise<void> {
   const epoch = core.session.epoch;
-  const children = await core.once({ type: OpCode.getChildren, path: parent, watch: false }, signal, parent, (r) => (r.err === 0 ? r.response!.children : r.err === ErrorCode.NONODE ? [] : fail(r.err, parent)), epoch);
+  const children = await core.once(
+    { type: OpCode.getChildren, path: parent, watch: false },
+    signal,
+    parent,
+    (r) => (r.err === 0 ? r.response!.children : r.err === ErrorCode.NONODE ? [] : fail(r.err, parent)),
+    epoch,
+  );
   for (const name of children) {
     if (!name.startsWith(prefix)) continue;
     const path = joinPath(parent, name);
-    await core.once({ type: OpCode.delete, path, version: -1 }, signal, path, (r) => (r.err === 0 || r.err === ErrorCode.NONODE ? undefined : fail(r.err, path)), epoch);
+    await core.once(
+      { type: OpCode.delete, path, version: -1 },
+      signal,
+      path,
+      (r) => (r.err === 0 || r.err === ErrorCode.NONODE ? undefined : fail(r.err, path)),
+      epoch,
+    );
     core.logger.info({ path }, 'deleted the orphan of a failed protected create');
   }
 }

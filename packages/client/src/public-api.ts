@@ -17,7 +17,17 @@ export {
   type WatchOptions,
 } from './client.js';
 export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
-export { sequenceAfter, sortBySequence, queuePosition, watchNode, waitForPredecessor, abandonNode, type QueuePosition, type NodeWatch, type AbandonOptions } from './sequence-queue.js';
+export {
+  sequenceAfter,
+  sortBySequence,
+  queuePosition,
+  watchNode,
+  waitForPredecessor,
+  abandonNode,
+  type QueuePosition,
+  type NodeWatch,
+  type AbandonOptions,
+} from './sequence-queue.js';
 export {
   REQUEST_CHANNEL,
   STATE_CHANNEL,

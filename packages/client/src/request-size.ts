@@ -30,17 +30,9 @@ function aclBytes(acl: readonly ACL[]): number {
  * Cheap in the common case: the protocol's upper bound decides, and only near the limit is the
  * request measured. The size counts 4 bytes more than the encoded payload, as this check always has.
  */
-export function checkRequestSize(
-  path: string,
-  data: Buffer,
-  acl: readonly ACL[] | null,
-  maxBufferBytes: number,
-  extra = 0,
-): void {
+export function checkRequestSize(path: string, data: Buffer, acl: readonly ACL[] | null, maxBufferBytes: number, extra = 0): void {
   const req: Request =
-    acl === null
-      ? { type: OpCode.setData, path, data, version: -1 }
-      : { type: OpCode.create, path, data, acl: acl as ACL[], flags: 0 };
+    acl === null ? { type: OpCode.setData, path, data, version: -1 } : { type: OpCode.create, path, data, acl: acl as ACL[], flags: 0 };
   if (requestSizeBound(req) + extra <= maxBufferBytes) return;
   const size = encodedRequestSize(0, req) + 4 + extra;
   if (size > maxBufferBytes) throw new DataTooLargeError(path, size, maxBufferBytes);

@@ -202,7 +202,11 @@ export class Session {
     if (link && conn && !conn.closed) {
       try {
         // A live server answers at once; a dead one must not hold close() for long.
-        using scope = new WaitScope('closeSession', { timeoutMs: Math.min(Math.max(this.readTimeout, 100), CLOSE_WAIT_MS) }, { clock: this.clock });
+        using scope = new WaitScope(
+          'closeSession',
+          { timeoutMs: Math.min(Math.max(this.readTimeout, 100), CLOSE_WAIT_MS) },
+          { clock: this.clock },
+        );
         await scope.race(conn.send({ type: OpCode.closeSession }));
       } catch (err) {
         this.log.debug({ err }, 'closeSession got no answer');
@@ -249,10 +253,14 @@ export class Session {
     if (this.phase === 'failed') return Promise.reject(this.refusedFor(path));
     if (epoch !== this.epoch) return Promise.reject(new SessionExpiredError(path));
     if (this.connection !== null) return Promise.resolve(this.connection);
-    const scope = new WaitScope(path ?? 'operation', { timeoutMs, signal }, {
-      clock: this.clock,
-      timeoutError: (ms) => new ConnectionLossError(path, `not connected within connectionTimeoutMs (${ms} ms)`),
-    });
+    const scope = new WaitScope(
+      path ?? 'operation',
+      { timeoutMs, signal },
+      {
+        clock: this.clock,
+        timeoutError: (ms) => new ConnectionLossError(path, `not connected within connectionTimeoutMs (${ms} ms)`),
+      },
+    );
     return scope.until<Connection>((resolve, reject) => {
       const waiter: Waiter = { epoch, path, resolve, reject };
       this.waiters.add(waiter);
@@ -341,7 +349,14 @@ export class Session {
   }
 
   /** One `transport.connect` to `host` for session `sessionId` (0n: a new one), bounded by `scope`. */
-  private connect(host: string, sessionId: bigint, passwd: Buffer, readOnly: boolean, scope: WaitScope, handlers: ConnectionHandlers): Promise<ConnectResult> {
+  private connect(
+    host: string,
+    sessionId: bigint,
+    passwd: Buffer,
+    readOnly: boolean,
+    scope: WaitScope,
+    handlers: ConnectionHandlers,
+  ): Promise<ConnectResult> {
     return this.cfg.transport.connect(
       host,
       {
@@ -362,7 +377,11 @@ export class Session {
     const sentAt = this.clock.now();
     let result: ConnectResult;
     {
-      using scope = new WaitScope(`connecting to ${host || 'the server'}`, { timeoutMs: this.perHostMs(), signal: loopSignal }, { clock: this.clock });
+      using scope = new WaitScope(
+        `connecting to ${host || 'the server'}`,
+        { timeoutMs: this.perHostMs(), signal: loopSignal },
+        { clock: this.clock },
+      );
       try {
         result = await this.connect(host, requested, this.passwd, this.cfg.canBeReadOnly, scope, {
           onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),

@@ -73,7 +73,12 @@ export class Transaction {
   delete(path: string, options: { version?: number } = {}): this {
     checkPath(path);
     const full = this.ns.toServer(path);
-    this.entries.push({ kind: 'delete', clientPath: path, op: { type: OpCode.delete, path: full, version: options.version ?? -1 }, size: opSize(full, null, null) });
+    this.entries.push({
+      kind: 'delete',
+      clientPath: path,
+      op: { type: OpCode.delete, path: full, version: options.version ?? -1 },
+      size: opSize(full, null, null),
+    });
     return this;
   }
 
@@ -81,7 +86,12 @@ export class Transaction {
     checkPath(path);
     const full = this.ns.toServer(path);
     const buf = toBuffer(data, 'transaction setData');
-    this.entries.push({ kind: 'setData', clientPath: path, op: { type: OpCode.setData, path: full, data: buf, version: options.version ?? -1 }, size: opSize(full, buf, null) });
+    this.entries.push({
+      kind: 'setData',
+      clientPath: path,
+      op: { type: OpCode.setData, path: full, data: buf, version: options.version ?? -1 },
+      size: opSize(full, buf, null),
+    });
     return this;
   }
 

@@ -29,7 +29,15 @@ describe('SetWatches batching', () => {
   it('uses SetWatches2 only for batches with persistent watches', () => {
     const b = setWatchesBatches({ ...empty, dataWatches: ['/a'], persistentRecursiveWatches: ['/r'] }, 1n);
     expect(b).toEqual([
-      { type: OpCode.setWatches2, relativeZxid: 1n, dataWatches: ['/a'], existWatches: [], childWatches: [], persistentWatches: [], persistentRecursiveWatches: ['/r'] },
+      {
+        type: OpCode.setWatches2,
+        relativeZxid: 1n,
+        dataWatches: ['/a'],
+        existWatches: [],
+        childWatches: [],
+        persistentWatches: [],
+        persistentRecursiveWatches: ['/r'],
+      },
     ]);
     expect(setWatchesBatches(empty, 1n)).toEqual([]);
   });
@@ -63,7 +71,7 @@ describe('protected names', () => {
 });
 
 describe('state dispatcher', () => {
-  it("follows Curator: CONNECTED once, RECONNECTED after, READ_ONLY does not count, no duplicates", () => {
+  it('follows Curator: CONNECTED once, RECONNECTED after, READ_ONLY does not count, no duplicates', () => {
     const out: string[] = [];
     const d = new StateDispatcher((s) => out.push(s), silentLogger);
     d.suspended(); // not connected yet: nothing
@@ -75,7 +83,13 @@ describe('state dispatcher', () => {
     d.suspended();
     d.lost();
     d.connected(false);
-    expect(out).toEqual([ConnectionState.READ_ONLY, ConnectionState.CONNECTED, ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTED]);
+    expect(out).toEqual([
+      ConnectionState.READ_ONLY,
+      ConnectionState.CONNECTED,
+      ConnectionState.SUSPENDED,
+      ConnectionState.LOST,
+      ConnectionState.RECONNECTED,
+    ]);
   });
 
   it('delivers states posted from a listener after the current one reached every listener', () => {
@@ -117,8 +131,29 @@ describe('fast path check', () => {
     const fc = (await import('fast-check')).default;
     const { pathProblem } = await import('@tenure/protocol');
     const { checkPath } = await import('../src/path-check.js');
-    const alphabet = fc.constantFrom('/', '.', 'a', 'Z', '0', '-', '_', '\u0000', '\u001f', '\u007f', '\u0085', '\ud800', '\ue000', '\ufff0', '\u00e9', ' ');
-    const paths = fc.oneof(fc.string({ unit: alphabet, maxLength: 12 }), fc.string({ unit: alphabet, maxLength: 12 }).map((s) => '/' + s), fc.string());
+    const alphabet = fc.constantFrom(
+      '/',
+      '.',
+      'a',
+      'Z',
+      '0',
+      '-',
+      '_',
+      '\u0000',
+      '\u001f',
+      '\u007f',
+      '\u0085',
+      '\ud800',
+      '\ue000',
+      '\ufff0',
+      '\u00e9',
+      ' ',
+    );
+    const paths = fc.oneof(
+      fc.string({ unit: alphabet, maxLength: 12 }),
+      fc.string({ unit: alphabet, maxLength: 12 }).map((s) => '/' + s),
+      fc.string(),
+    );
     fc.assert(
       fc.property(paths, fc.boolean(), (p, seq) => {
         let threw = false;

@@ -5,7 +5,15 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
-import { ConnectionState, CreateMode, RetryPolicies, createClient, type Client, type ConnectionState as State, type PersistentWatchEvent } from '../src/index.js';
+import {
+  ConnectionState,
+  CreateMode,
+  RetryPolicies,
+  createClient,
+  type Client,
+  type ConnectionState as State,
+  type PersistentWatchEvent,
+} from '../src/index.js';
 
 const zk = realZooKeeper();
 let server: TestingServer;
@@ -13,7 +21,12 @@ const clients: Client[] = [];
 const proxies: FaultProxy[] = [];
 
 async function open(connectString: string, sessionTimeoutMs = 2000): Promise<{ client: Client; states: State[] }> {
-  const client = createClient({ connectString, sessionTimeoutMs, connectionTimeoutMs: 5000, retryPolicy: RetryPolicies.exponentialBackoff(50, 10, 500) });
+  const client = createClient({
+    connectString,
+    sessionTimeoutMs,
+    connectionTimeoutMs: 5000,
+    retryPolicy: RetryPolicies.exponentialBackoff(50, 10, 500),
+  });
   const states: State[] = [];
   client.on('stateChanged', (s) => states.push(s));
   clients.push(client);
@@ -52,10 +65,17 @@ describe.skipIf(!zk.available)('client on real ZooKeeper', () => {
     expect(tx[0]).toMatchObject({ type: 'create', path: '/b' });
     // ZooKeeper turns create2 inside multi into create: a plain create's result has no Stat.
     expect((tx[0] as { stat?: unknown }).stat).toBeUndefined();
-    const p = await client.create('/locks/lock-', null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL, protection: true, createParentContainers: true });
+    const p = await client.create('/locks/lock-', null, {
+      mode: CreateMode.EPHEMERAL_SEQUENTIAL,
+      protection: true,
+      createParentContainers: true,
+    });
     expect(p.path).toMatch(/^\/locks\/_c_[0-9a-f-]{36}-lock-\d{10}$/);
     expect(await client.getEphemerals()).toEqual([p.path]);
-    const reads = await client.multiRead([{ type: 'getData', path: '/a' }, { type: 'getChildren', path: '/' }]);
+    const reads = await client.multiRead([
+      { type: 'getData', path: '/a' },
+      { type: 'getChildren', path: '/' },
+    ]);
     expect(reads[0]).toMatchObject({ type: 'getData', path: '/a' });
     await client.delete('/locks', { deletingChildren: true });
     await client.delete('/a');

@@ -42,10 +42,13 @@ export function countingClock(): import('../src/index.js').Clock & { live(): num
   return {
     now: () => performance.now(),
     setTimeout(fn, ms) {
-      const h = setTimeout(() => {
-        live.delete(h);
-        fn();
-      }, Math.max(0, ms));
+      const h = setTimeout(
+        () => {
+          live.delete(h);
+          fn();
+        },
+        Math.max(0, ms),
+      );
       live.add(h);
       return h;
     },

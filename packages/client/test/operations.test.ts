@@ -222,9 +222,9 @@ describe('operations', () => {
     await expect(c.create('/big', big)).rejects.toBeInstanceOf(DataTooLargeError);
     await c.create('/big');
     await expect(c.setData('/big', big)).rejects.toBeInstanceOf(DataTooLargeError);
-    await expect(c.transaction().create('/b1', big.subarray(0, 600_000)).create('/b2', big.subarray(0, 600_000)).commit()).rejects.toBeInstanceOf(
-      DataTooLargeError,
-    );
+    await expect(
+      c.transaction().create('/b1', big.subarray(0, 600_000)).create('/b2', big.subarray(0, 600_000)).commit(),
+    ).rejects.toBeInstanceOf(DataTooLargeError);
     // The connection survived: the oversized requests never left the client.
     expect(c.state).toBe('CONNECTED');
     const fits = Buffer.alloc(1024 * 1000);

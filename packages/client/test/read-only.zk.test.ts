@@ -14,7 +14,11 @@ describe.skipIf(!zk.available)('read-only servers', () => {
   let client: Client | undefined;
   beforeAll(async () => {
     // ZooKeeper 3.8 creates sessions on a read-only server only as local sessions.
-    cluster = await TestingCluster.start({ size: 3, systemProperties: { 'readonlymode.enabled': true }, config: { localSessionsEnabled: true } });
+    cluster = await TestingCluster.start({
+      size: 3,
+      systemProperties: { 'readonlymode.enabled': true },
+      config: { localSessionsEnabled: true },
+    });
   }, 120_000);
   afterAll(async () => {
     await client?.close();
@@ -23,9 +27,22 @@ describe.skipIf(!zk.available)('read-only servers', () => {
 
   it('READ_ONLY while only a minority runs, RECONNECTED when the quorum is back', async () => {
     const t0 = performance.now();
-    const log = (l: string) => (o: unknown, m?: string) => process.env.DEBUG_RO && console.log(Math.round(performance.now() - t0), l, m, JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Error ? `${v.name}: ${v.message}` : v)));
+    const log = (l: string) => (o: unknown, m?: string) =>
+      process.env.DEBUG_RO &&
+      console.log(
+        Math.round(performance.now() - t0),
+        l,
+        m,
+        JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Error ? `${v.name}: ${v.message}` : v)),
+      );
     const logger = { trace: log('trace'), debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
-    client = createClient({ connectString: cluster.connectString, sessionTimeoutMs: 4000, connectionTimeoutMs: 20_000, canBeReadOnly: true, logger });
+    client = createClient({
+      connectString: cluster.connectString,
+      sessionTimeoutMs: 4000,
+      connectionTimeoutMs: 20_000,
+      canBeReadOnly: true,
+      logger,
+    });
     const states: State[] = [];
     client.on('stateChanged', (s) => states.push(s));
     await client.start();

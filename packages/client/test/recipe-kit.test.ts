@@ -62,7 +62,11 @@ describe('the waiting primitive', () => {
     const aborted = client.wait(never, { signal: ac.signal }, 'test wait');
     ac.abort('why');
     await expect(aborted).rejects.toBeInstanceOf(AbortError);
-    const closing = client.wait((signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))), {}, 'test wait');
+    const closing = client.wait(
+      (signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      {},
+      'test wait',
+    );
     await client.close();
     await expect(closing).rejects.toBeInstanceOf(ClosedError);
   });

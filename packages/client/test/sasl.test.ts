@@ -41,7 +41,11 @@ async function startServer(): Promise<void> {
   connectString = (await server.listen({ port: 0 })).connectString;
 }
 
-function client(options: Partial<ClientOptions> & { sasl?: ClientOptions['sasl'] }): { client: Client; states: ConnectionState[]; failures: AuthFailedError[] } {
+function client(options: Partial<ClientOptions> & { sasl?: ClientOptions['sasl'] }): {
+  client: Client;
+  states: ConnectionState[];
+  failures: AuthFailedError[];
+} {
   const c = createClient({
     connectString,
     sessionTimeoutMs: 2000,
@@ -87,7 +91,10 @@ describe('SASL DIGEST-MD5 against the embedded server', () => {
   test('a wrong password: start() rejects with AuthFailedError at once, no state, no retries, no timers left', async () => {
     await startServer();
     const clock = countingClock();
-    for (const sasl of [{ ...bob, password: 'wrong' }, { ...bob, username: 'mallory' }]) {
+    for (const sasl of [
+      { ...bob, password: 'wrong' },
+      { ...bob, username: 'mallory' },
+    ]) {
       const w = client({ sasl, clock });
       const t0 = performance.now();
       const err = await w.client.start().catch((e: unknown) => e);
@@ -189,6 +196,8 @@ describe('SASL DIGEST-MD5 against the embedded server', () => {
 
   test('a bad sasl option fails createClient', () => {
     expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'PLAIN' } as never })).toThrow(TypeError);
-    expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'DIGEST-MD5', username: '', password: 'x' } })).toThrow(TypeError);
+    expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'DIGEST-MD5', username: '', password: 'x' } })).toThrow(
+      TypeError,
+    );
   });
 });

@@ -34,7 +34,12 @@ describe('order and position', () => {
     expect(sequenceAfter('_c_1-lock-lock-0000000007', 'lock-')).toBe('0000000007');
     expect(sequenceAfter('other', 'lock-')).toBe('other');
     const children = ['_c_b-lock-0000000002', 'x-lock-0000000001', '_c_a-lock-0000000002', 'lock-0000000000'];
-    expect(sortBySequence(children, 'lock-')).toEqual(['lock-0000000000', 'x-lock-0000000001', '_c_b-lock-0000000002', '_c_a-lock-0000000002']);
+    expect(sortBySequence(children, 'lock-')).toEqual([
+      'lock-0000000000',
+      'x-lock-0000000001',
+      '_c_b-lock-0000000002',
+      '_c_a-lock-0000000002',
+    ]);
     expect(sortBySequence(['b9', 'a1'], (n) => n.slice(1))).toEqual(['a1', 'b9']);
   });
 

@@ -1,14 +1,7 @@
 /** The connection state machine under the embedded server's real faults. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import {
-  ConnectionLossError,
-  ConnectionState,
-  CreateMode,
-  RetryPolicies,
-  SessionExpiredError,
-  type Client,
-} from '../src/index.js';
+import { ConnectionLossError, ConnectionState, CreateMode, RetryPolicies, SessionExpiredError, type Client } from '../src/index.js';
 import { connect, eventually, sleep, startServer } from './harness.js';
 
 let server: EmbeddedServer;

@@ -91,7 +91,10 @@ export class AtomicValue<T> implements AsyncDisposable {
     const promoted = this.options.promotedToLock;
     if (last.kind !== 'written' && promoted !== undefined) {
       t0 = clock.now();
-      last = (await this.underLock(promoted, () => this.loop(promoted.retryPolicy ?? ONE_ATTEMPT, true, attempt, () => stats.promotedLockTries++))) ?? last;
+      last =
+        (await this.underLock(promoted, () =>
+          this.loop(promoted.retryPolicy ?? ONE_ATTEMPT, true, attempt, () => stats.promotedLockTries++),
+        )) ?? last;
       stats.promotedTimeMs = clock.now() - t0;
     }
     return this.result(last, stats);
@@ -102,11 +105,16 @@ export class AtomicValue<T> implements AsyncDisposable {
     const stats = newStats();
     const want = this.codec.encode(expected);
     const bytes = this.codec.encode(next);
-    const last = await this.loop(this.retryPolicy, false, async () => {
-      const read = await this.read();
-      if (read.mark === null || !read.data.equals(want)) return { kind: 'mismatch', pre: read.value };
-      return this.write('compareAndSet', read, next, bytes);
-    }, () => stats.optimisticTries++);
+    const last = await this.loop(
+      this.retryPolicy,
+      false,
+      async () => {
+        const read = await this.read();
+        if (read.mark === null || !read.data.equals(want)) return { kind: 'mismatch', pre: read.value };
+        return this.write('compareAndSet', read, next, bytes);
+      },
+      () => stats.optimisticTries++,
+    );
     return this.result(last, stats);
   }
 
@@ -115,7 +123,12 @@ export class AtomicValue<T> implements AsyncDisposable {
     const stats = newStats();
     const bytes = this.codec.encode(value);
     const missing = { mark: null, value: this.codec.zero, data: Buffer.alloc(0) };
-    let last = await this.loop(this.retryPolicy, false, () => this.write('initialize', missing, value, bytes), () => stats.optimisticTries++);
+    let last = await this.loop(
+      this.retryPolicy,
+      false,
+      () => this.write('initialize', missing, value, bytes),
+      () => stats.optimisticTries++,
+    );
     if (last.kind !== 'written') last = { kind: last.kind, pre: (await this.read()).value };
     return this.result(last, stats);
   }
@@ -124,7 +137,12 @@ export class AtomicValue<T> implements AsyncDisposable {
   async forceSet(value: T): Promise<AtomicResult<T>> {
     const stats = newStats();
     const bytes = this.codec.encode(value);
-    const last = await this.loop(this.retryPolicy, true, async () => this.write('forceSet', await this.read(), value, bytes, -1), () => stats.optimisticTries++);
+    const last = await this.loop(
+      this.retryPolicy,
+      true,
+      async () => this.write('forceSet', await this.read(), value, bytes, -1),
+      () => stats.optimisticTries++,
+    );
     return this.result(last, stats);
   }
 
@@ -153,14 +171,22 @@ export class AtomicValue<T> implements AsyncDisposable {
       this.drops,
       path,
       mark,
-      () => (mark === null ? client.create(path, bytes, { createParentContainers: true }).then((r) => r.stat) : client.setData(path, bytes, { version: version ?? mark.version })),
+      () =>
+        mark === null
+          ? client.create(path, bytes, { createParentContainers: true }).then((r) => r.stat)
+          : client.setData(path, bytes, { version: version ?? mark.version }),
       operation,
     );
     return outcome.kind === 'written' ? { kind: 'written', pre: read.value, post: value } : { kind: outcome.kind, pre: read.value };
   }
 
   /** Attempts until one writes, or `policy` gives up; conflicts are retried only if `retryConflicts`. */
-  private async loop(policy: RetryPolicy, retryConflicts: boolean, attempt: () => Promise<Attempt<T>>, counted: () => void): Promise<Attempt<T>> {
+  private async loop(
+    policy: RetryPolicy,
+    retryConflicts: boolean,
+    attempt: () => Promise<Attempt<T>>,
+    counted: () => void,
+  ): Promise<Attempt<T>> {
     const clock = this.client.clock;
     const startedAt = clock.now();
     for (let retries = 0; ; retries++) {
@@ -187,7 +213,9 @@ export class AtomicValue<T> implements AsyncDisposable {
     try {
       return await work();
     } finally {
-      await lease.release().catch((err: unknown) => this.client.logger.warn({ err, path: promoted.path }, 'releasing the promoted lock failed'));
+      await lease
+        .release()
+        .catch((err: unknown) => this.client.logger.warn({ err, path: promoted.path }, 'releasing the promoted lock failed'));
     }
   }
 

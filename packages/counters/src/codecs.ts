@@ -23,7 +23,14 @@ export interface FixedCodec<T> extends Codec<T> {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-function fixed<T>(size: number, zero: T, read: (b: Buffer) => T, write: (b: Buffer, v: T) => void, fits: (v: T) => boolean, add: (a: T, b: T) => T): FixedCodec<T> {
+function fixed<T>(
+  size: number,
+  zero: T,
+  read: (b: Buffer) => T,
+  write: (b: Buffer, v: T) => void,
+  fits: (v: T) => boolean,
+  add: (a: T, b: T) => T,
+): FixedCodec<T> {
   const codec: FixedCodec<T> = {
     zero,
     add,

@@ -13,7 +13,10 @@ export class OutcomeUnknownError extends Error {
     readonly path: string,
     cause: unknown,
   ) {
-    super(`${operation} on ${path}: the connection was lost while the write was in flight and the node changed since; it may or may not have been applied`, { cause });
+    super(
+      `${operation} on ${path}: the connection was lost while the write was in flight and the node changed since; it may or may not have been applied`,
+      { cause },
+    );
   }
 }
 

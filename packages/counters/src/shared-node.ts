@@ -107,7 +107,14 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
     const bytes = this.codec.encode(next);
     const mark = { version: this.version, czxid: this.czxid };
     for (;;) {
-      const outcome = await versionedWrite(this.client, this.drops, this.path, mark, () => this.client.setData(this.path, bytes, { version: mark.version }), operation);
+      const outcome = await versionedWrite(
+        this.client,
+        this.drops,
+        this.path,
+        mark,
+        () => this.client.setData(this.path, bytes, { version: mark.version }),
+        operation,
+      );
       if (outcome.kind === 'written') {
         this.update(bytes, outcome.stat);
         return true;

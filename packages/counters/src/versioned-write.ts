@@ -12,7 +12,17 @@
  * A create that landed and was then deleted by someone else looks as if it never landed: a
  * counter deleted under its users is reset anyway.
  */
-import { BadVersionError, ConnectionState, KeeperError, NoNodeError, NodeExistsError, SessionExpiredError, isRetryableError, type Client, type Stat } from '@tenure/client';
+import {
+  BadVersionError,
+  ConnectionState,
+  KeeperError,
+  NoNodeError,
+  NodeExistsError,
+  SessionExpiredError,
+  isRetryableError,
+  type Client,
+  type Stat,
+} from '@tenure/client';
 import { OutcomeUnknownError } from './errors.js';
 
 /** The node as we read it before writing: its version and czxid, or null when it was missing. */
@@ -49,7 +59,8 @@ export class ConnectionDrops {
   }
 }
 
-const isConflict = (err: unknown): boolean => err instanceof BadVersionError || err instanceof NoNodeError || err instanceof NodeExistsError;
+const isConflict = (err: unknown): boolean =>
+  err instanceof BadVersionError || err instanceof NoNodeError || err instanceof NodeExistsError;
 /** The server answered no: nothing was written. */
 const isRefusal = (err: unknown): boolean => err instanceof KeeperError && !isRetryableError(err) && !(err instanceof SessionExpiredError);
 

@@ -3,7 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RetryPolicies } from '@tenure/client';
 import { Mutex } from '@tenure/locks';
 import type { EmbeddedServer } from '@tenure/server';
-import { AtomicInteger, AtomicLong, CorruptedValueError, OutcomeUnknownError, conflictRetryPolicy, type AtomicResult } from '../src/index.js';
+import {
+  AtomicInteger,
+  AtomicLong,
+  CorruptedValueError,
+  OutcomeUnknownError,
+  conflictRetryPolicy,
+  type AtomicResult,
+} from '../src/index.js';
 import { Clients, eventually, faultyTransport, startServer, totalWatches } from './harness.js';
 
 let server: EmbeddedServer;
@@ -21,7 +28,11 @@ afterEach(async () => {
   await server.close();
 });
 
-const plain = <T>(r: AtomicResult<T>): Omit<AtomicResult<T>, 'stats'> => ({ succeeded: r.succeeded, preValue: r.preValue, postValue: r.postValue });
+const plain = <T>(r: AtomicResult<T>): Omit<AtomicResult<T>, 'stats'> => ({
+  succeeded: r.succeeded,
+  preValue: r.preValue,
+  postValue: r.postValue,
+});
 
 describe('AtomicLong', () => {
   it("the first increment creates the node: 8-byte big-endian, parents as containers; Curator's results", async () => {
@@ -145,7 +156,10 @@ describe('AtomicLong', () => {
   it('promotedToLock: after optimism gives up, the update runs under a Curator-layout mutex', async () => {
     setup();
     const cs = await clients.openMany(4);
-    const options = { retryPolicy: RetryPolicies.none(), promotedToLock: { path: '/locks/n', timeoutMs: 10_000, retryPolicy: RetryPolicies.nTimes(3, 0) } };
+    const options = {
+      retryPolicy: RetryPolicies.none(),
+      promotedToLock: { path: '/locks/n', timeoutMs: 10_000, retryPolicy: RetryPolicies.nTimes(3, 0) },
+    };
     const longs = cs.map((c) => track(new AtomicLong(c, '/n', options)));
     let succeeded = 0;
     let promoted = 0;

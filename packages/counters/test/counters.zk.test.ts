@@ -22,7 +22,7 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
     counts[2]!.on('change', (v) => seen.push(v.value));
     await Promise.all(
       counts.map(async (count) => {
-        for (let done = 0; done < 30; ) {
+        for (let done = 0; done < 30;) {
           const v = count.getVersionedValue();
           if (await count.trySetCount(v.value + 1, v)) done++;
         }

@@ -100,7 +100,7 @@ describe('SharedCount', () => {
     let refused = 0;
     await Promise.all(
       counts.map(async (count) => {
-        for (let done = 0; done < 50; ) {
+        for (let done = 0; done < 50;) {
           const v = count.getVersionedValue();
           if (await count.trySetCount(v.value + 1, v)) done++;
           else refused++;

@@ -8,7 +8,15 @@ export { ServiceCache, type ServiceCacheEvents, type ServiceCacheOptions } from 
 export { ServiceProvider, type ServiceProviderOptions } from './service-provider.js';
 export type { ProviderStrategyName } from './provider-strategies.js';
 export type { DownInstancePolicy } from './down-instances.js';
-export { newServiceInstance, firstLocalIPv4, isDynamic, SERVICE_TYPES, type ServiceInstance, type ServiceInstanceInit, type ServiceType } from './service-instance.js';
+export {
+  newServiceInstance,
+  firstLocalIPv4,
+  isDynamic,
+  SERVICE_TYPES,
+  type ServiceInstance,
+  type ServiceInstanceInit,
+  type ServiceType,
+} from './service-instance.js';
 export { JsonInstanceSerializer, type InstanceSerializer, type JsonInstanceSerializerOptions } from './json-instance-serializer.js';
 export { InvalidInstanceError, NotRegisteredError } from './errors.js';
 export { buildUri, parseUriSpec, formatUriSpec, type UriSpecPart } from './uri-spec.js';

@@ -95,23 +95,27 @@ function text(o: Record<string, unknown>, field: string): string | null {
 function int(o: Record<string, unknown>, field: string): number | null {
   const v = o[field];
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new InvalidInstanceError(`${field} must be an integer or null, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new InvalidInstanceError(`${field} must be an integer or null, got ${JSON.stringify(v)}`);
   return v;
 }
 
 function serviceType(v: unknown): ServiceType {
   if (v === undefined || v === null) return 'DYNAMIC';
-  if (!SERVICE_TYPES.includes(v as ServiceType)) throw new InvalidInstanceError(`serviceType must be one of ${SERVICE_TYPES.join(', ')}, got ${JSON.stringify(v)}`);
+  if (!SERVICE_TYPES.includes(v as ServiceType))
+    throw new InvalidInstanceError(`serviceType must be one of ${SERVICE_TYPES.join(', ')}, got ${JSON.stringify(v)}`);
   return v as ServiceType;
 }
 
 function uriSpec(v: unknown): string | null {
   if (v === undefined || v === null) return null;
   const parts = (v as { parts?: unknown }).parts;
-  if (typeof v !== 'object' || !Array.isArray(parts)) throw new InvalidInstanceError(`uriSpec must be {"parts":[...]} or null, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'object' || !Array.isArray(parts))
+    throw new InvalidInstanceError(`uriSpec must be {"parts":[...]} or null, got ${JSON.stringify(v)}`);
   const checked: UriSpecPart[] = parts.map((p: unknown) => {
     const part = p as Partial<UriSpecPart> | null;
-    if (!part || typeof part.value !== 'string' || typeof part.variable !== 'boolean') throw new InvalidInstanceError(`uriSpec part must be {"value":string,"variable":boolean}, got ${JSON.stringify(p)}`);
+    if (!part || typeof part.value !== 'string' || typeof part.variable !== 'boolean')
+      throw new InvalidInstanceError(`uriSpec part must be {"value":string,"variable":boolean}, got ${JSON.stringify(p)}`);
     return { value: part.value, variable: part.variable };
   });
   return formatUriSpec(checked);

@@ -91,7 +91,8 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
 
   /** Starts the registry; registers `thisInstance` if one was given. */
   async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent') throw new Error(`ServiceDiscovery ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    if (this.state !== 'latent')
+      throw new Error(`ServiceDiscovery ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     if (this.options.thisInstance) await this.registerService(this.options.thisInstance, options);
@@ -136,7 +137,11 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
       await reg.close(); // closed meanwhile
       throw new ClosedError(`ServiceDiscovery ${this.basePath}`);
     }
-    if (options.signal) reg.closeOn(options.signal, () => void this.drop(reg).catch((err: unknown) => this.log.warn({ err }, 'unregistering on abort failed')));
+    if (options.signal)
+      reg.closeOn(
+        options.signal,
+        () => void this.drop(reg).catch((err: unknown) => this.log.warn({ err }, 'unregistering on abort failed')),
+      );
     this.log.debug({ node: reg.actualPath }, 'registered');
     return instance;
   }

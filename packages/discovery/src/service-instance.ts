@@ -86,11 +86,15 @@ export function checkInstance(instance: ServiceInstance<unknown>): void {
   if (instance.address !== null && typeof instance.address !== 'string') throw new TypeError(`${what}: address must be a string or null`);
   for (const field of ['port', 'sslPort'] as const) {
     const v = instance[field];
-    if (v !== null && !(Number.isInteger(v) && v >= 0 && v <= 0x7fffffff)) throw new RangeError(`${what}: ${field} must be an integer >= 0 or null, got ${String(v)}`);
+    if (v !== null && !(Number.isInteger(v) && v >= 0 && v <= 0x7fffffff))
+      throw new RangeError(`${what}: ${field} must be an integer >= 0 or null, got ${String(v)}`);
   }
-  if (!Number.isSafeInteger(instance.registrationTimeUTC)) throw new RangeError(`${what}: registrationTimeUTC must be an integer (ms), got ${String(instance.registrationTimeUTC)}`);
-  if (!SERVICE_TYPES.includes(instance.serviceType)) throw new RangeError(`${what}: serviceType must be one of ${SERVICE_TYPES.join(', ')}, got ${String(instance.serviceType)}`);
-  if (instance.uriSpec !== null && typeof instance.uriSpec !== 'string') throw new TypeError(`${what}: uriSpec must be a template string or null`);
+  if (!Number.isSafeInteger(instance.registrationTimeUTC))
+    throw new RangeError(`${what}: registrationTimeUTC must be an integer (ms), got ${String(instance.registrationTimeUTC)}`);
+  if (!SERVICE_TYPES.includes(instance.serviceType))
+    throw new RangeError(`${what}: serviceType must be one of ${SERVICE_TYPES.join(', ')}, got ${String(instance.serviceType)}`);
+  if (instance.uriSpec !== null && typeof instance.uriSpec !== 'string')
+    throw new TypeError(`${what}: uriSpec must be a template string or null`);
   if (typeof instance.enabled !== 'boolean') throw new TypeError(`${what}: enabled must be a boolean`);
 }
 

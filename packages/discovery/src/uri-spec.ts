@@ -51,7 +51,11 @@ export function formatUriSpec(parts: readonly UriSpecPart[]): string {
  * buildUri({ ...instance, uriSpec: '{scheme}://{address}:{port}/v1' }); // 'http://10.0.0.7:8080/v1'
  * ```
  */
-export function buildUri(instance: ServiceInstance<unknown>, variables: Readonly<Record<string, unknown>> = {}, spec: string | null = instance.uriSpec): string {
+export function buildUri(
+  instance: ServiceInstance<unknown>,
+  variables: Readonly<Record<string, unknown>> = {},
+  spec: string | null = instance.uriSpec,
+): string {
   if (spec === null) return '';
   const values: Record<string, unknown> = {
     '[': '{',

@@ -49,10 +49,14 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
     const T = client.negotiatedTimeoutMs;
     const t0 = Date.now();
     await expireSession(client, suite.server);
-    await eventually(async () => {
-      const stat = await admin.exists('/zk-services/orders/o-exp');
-      return stat !== null && stat.ephemeralOwner === client.sessionId && stat.ephemeralOwner !== before.stat.ephemeralOwner;
-    }, T + 2000, 'the instance back on the new session');
+    await eventually(
+      async () => {
+        const stat = await admin.exists('/zk-services/orders/o-exp');
+        return stat !== null && stat.ephemeralOwner === client.sessionId && stat.ephemeralOwner !== before.stat.ephemeralOwner;
+      },
+      T + 2000,
+      'the instance back on the new session',
+    );
     expect(Date.now() - t0).toBeLessThan(T + 2000);
     expect((await admin.getData('/zk-services/orders/o-exp')).data.toString()).toBe(before.data.toString());
     expect(await watcher.queryForInstance('orders', 'o-exp')).toEqual(registered);
@@ -77,8 +81,16 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
     const cache = watcher.serviceCache('payments');
     await cache.start({ timeoutMs: 10_000 });
     const SESSION_MS = 1500;
-    const polite = await Registrant.start(suite.server.connectString, SESSION_MS, '/zk-services', { name: 'payments', id: 'polite', port: 1 });
-    const doomed = await Registrant.start(suite.server.connectString, SESSION_MS, '/zk-services', { name: 'payments', id: 'doomed', port: 2 });
+    const polite = await Registrant.start(suite.server.connectString, SESSION_MS, '/zk-services', {
+      name: 'payments',
+      id: 'polite',
+      port: 1,
+    });
+    const doomed = await Registrant.start(suite.server.connectString, SESSION_MS, '/zk-services', {
+      name: 'payments',
+      id: 'doomed',
+      port: 2,
+    });
     children.push(doomed);
     await eventually(() => ids(cache.instances) === 'doomed,polite', 5000, 'both cached');
     expect(await polite.close()).toBe(0);
@@ -90,7 +102,8 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
     await doomed.kill();
     await eventually(() => cache.instances.length === 0, SESSION_MS + TICK_MS + 2000, 'the killed one gone');
     const took = Date.now() - killedAt;
-    if (process.env.TENURE_DISCOVERY_TIMINGS) console.log(`SIGKILL -> gone from the cache: ${took} ms (session ${SESSION_MS} ms, tick ${TICK_MS} ms)`);
+    if (process.env.TENURE_DISCOVERY_TIMINGS)
+      console.log(`SIGKILL -> gone from the cache: ${took} ms (session ${SESSION_MS} ms, tick ${TICK_MS} ms)`);
     // ZooKeeper expires a session on a tick boundary after its timeout; allow for a loaded machine.
     expect(took).toBeLessThan(SESSION_MS + TICK_MS + 1000);
     expect(took).toBeGreaterThan(SESSION_MS - TICK_MS - 200);

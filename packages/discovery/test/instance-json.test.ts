@@ -38,17 +38,22 @@ describe('JsonInstanceSerializer', () => {
 
   it('non-compatible mode appends enabled; compatible mode writes it only when false, and a missing one reads as true', () => {
     const instance = json.deserialize(Buffer.from(CURATOR_PROBE));
-    expect(new JsonInstanceSerializer({ compatible: false }).serialize(instance).toString()).toBe(CURATOR_PROBE.slice(0, -1) + ',"enabled":true}');
+    expect(new JsonInstanceSerializer({ compatible: false }).serialize(instance).toString()).toBe(
+      CURATOR_PROBE.slice(0, -1) + ',"enabled":true}',
+    );
     const disabled = { ...instance, enabled: false };
     expect(json.serialize(disabled).toString()).toBe(CURATOR_PROBE.slice(0, -1) + ',"enabled":false}');
     expect(json.deserialize(json.serialize(disabled)).enabled).toBe(false);
   });
 
-  it("a Spring Cloud Zookeeper instance round-trips byte for byte, and springCloudPayload builds its payload", () => {
+  it('a Spring Cloud Zookeeper instance round-trips byte for byte, and springCloudPayload builds its payload', () => {
     const read = json.deserialize(Buffer.from(SPRING));
     expect(json.serialize(read).toString()).toBe(SPRING);
     expect(read.payload).toEqual(springCloudPayload({ id: 'application-1', name: 'app', metadata: { zone: 'eu-1' } }));
-    const written = newServiceInstance({ ...read, payload: springCloudPayload({ id: 'application-1', name: 'app', metadata: { zone: 'eu-1' } }) });
+    const written = newServiceInstance({
+      ...read,
+      payload: springCloudPayload({ id: 'application-1', name: 'app', metadata: { zone: 'eu-1' } }),
+    });
     expect(json.serialize(written).toString()).toBe(SPRING);
   });
 
@@ -112,7 +117,7 @@ describe('instance defaults', () => {
 });
 
 describe('UriSpec', () => {
-  it("splits templates as Curator does and formats them back", () => {
+  it('splits templates as Curator does and formats them back', () => {
     expect(parseUriSpec('{scheme}://foo.com:{ port }/x/{id}')).toEqual([
       { value: 'scheme', variable: true },
       { value: '://foo.com:', variable: false },
@@ -131,7 +136,15 @@ describe('UriSpec', () => {
   });
 
   it("buildUri fills Curator's standard variables (the §5.4 probe)", () => {
-    const i = newServiceInstance({ name: 'test', id: 'id2', address: 'h', port: 80, sslPort: 8443, registrationTimeUTC: 1, serviceType: 'DYNAMIC_SEQUENTIAL' });
+    const i = newServiceInstance({
+      name: 'test',
+      id: 'id2',
+      address: 'h',
+      port: 80,
+      sslPort: 8443,
+      registrationTimeUTC: 1,
+      serviceType: 'DYNAMIC_SEQUENTIAL',
+    });
     expect(buildUri(i, {}, '{scheme}://{address}:{ssl-port}/{name}/{id}/{registration-time-utc}/{service-type}/{[}x{]}/{nope}')).toBe(
       'https://h:8443/test/id2/1/dynamic_sequential/{x}/',
     );

@@ -15,12 +15,22 @@ export class Registrant {
   }
 
   /** Starts the child and waits for its "registered" line. */
-  static async start(connectString: string, sessionTimeoutMs: number, basePath: string, instance: ServiceInstanceInit, timeoutMs = 30_000): Promise<Registrant> {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${FIXTURES}tenure-registrant.ts`, connectString, String(sessionTimeoutMs), basePath, JSON.stringify(instance)], {
-      cwd: FIXTURES,
-      env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+  static async start(
+    connectString: string,
+    sessionTimeoutMs: number,
+    basePath: string,
+    instance: ServiceInstanceInit,
+    timeoutMs = 30_000,
+  ): Promise<Registrant> {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', `${FIXTURES}tenure-registrant.ts`, connectString, String(sessionTimeoutMs), basePath, JSON.stringify(instance)],
+      {
+        cwd: FIXTURES,
+        env: { ...process.env, TSX_TSCONFIG_PATH: `${FIXTURES}tsconfig.json` },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
     const r = new Registrant(child);
     const deadline = Date.now() + timeoutMs;
     while (!r.lines.some((l) => l.startsWith('registered '))) {

@@ -13,11 +13,24 @@ describe('ServiceDiscovery', () => {
   it('registers at <basePath>/<name>/<id> with Curator’s JSON, an ephemeral of its session, parents as containers', async () => {
     h = new DiscoveryHarness();
     const { client, discovery } = await h.discovery();
-    const registered = await discovery.registerService({ name: 'orders', id: 'o-1', address: '10.0.0.1', port: 8080, payload: 'eu', uriSpec: '{scheme}://{address}:{port}' });
+    const registered = await discovery.registerService({
+      name: 'orders',
+      id: 'o-1',
+      address: '10.0.0.1',
+      port: 8080,
+      payload: 'eu',
+      uriSpec: '{scheme}://{address}:{port}',
+    });
     const node = h.server.node('/services/orders/o-1')!;
     expect(node.stat.ephemeralOwner).toBe(client.sessionId);
     expect(node.data!.toString()).toBe(json.serialize(registered).toString());
-    expect(JSON.parse(node.data!.toString())).toMatchObject({ name: 'orders', id: 'o-1', port: 8080, payload: 'eu', serviceType: 'DYNAMIC' });
+    expect(JSON.parse(node.data!.toString())).toMatchObject({
+      name: 'orders',
+      id: 'o-1',
+      port: 8080,
+      payload: 'eu',
+      serviceType: 'DYNAMIC',
+    });
     expect(h.server.node('/services/orders')!.stat.ephemeralOwner).toBe(0n);
     // Containers: a create under a container works; the server reaps both once empty (below).
     expect(await discovery.queryForNames()).toEqual(['orders']);
@@ -50,7 +63,7 @@ describe('ServiceDiscovery', () => {
     expect(h.noWatches()).toBe(true);
   });
 
-  it("a registration replaces a node found at its path (deleted and re-created, so watchers fire)", async () => {
+  it('a registration replaces a node found at its path (deleted and re-created, so watchers fire)', async () => {
     h = new DiscoveryHarness();
     const admin = await h.clients.open();
     await admin.create('/services/api/dup', 'stale', { createParents: true });
@@ -91,10 +104,14 @@ describe('ServiceDiscovery', () => {
     const T = client.negotiatedTimeoutMs;
     const t0 = Date.now();
     h.server.expireSession(oldSession);
-    await eventually(() => {
-      const n = h.server.node('/services/api/e1');
-      return n !== undefined && n.stat.ephemeralOwner !== oldSession && n.stat.ephemeralOwner === client.sessionId;
-    }, T + 2000, 'the instance back');
+    await eventually(
+      () => {
+        const n = h.server.node('/services/api/e1');
+        return n !== undefined && n.stat.ephemeralOwner !== oldSession && n.stat.ephemeralOwner === client.sessionId;
+      },
+      T + 2000,
+      'the instance back',
+    );
     expect(Date.now() - t0).toBeLessThan(T + 2000);
     expect(h.server.node('/services/api/e1')!.data!.toString()).toBe(before);
     expect((await discovery.queryForInstance('api', 'e1'))!.registrationTimeUTC).toBe(i.registrationTimeUTC);
@@ -178,7 +195,11 @@ describe('ServiceDiscovery', () => {
       await registering;
       await b.close();
     }
-    await eventually(() => h.server.node('/services/api/same')?.stat.ephemeralOwner === otherClient.sessionId, 5000, 'the other takes over');
+    await eventually(
+      () => h.server.node('/services/api/same')?.stat.ephemeralOwner === otherClient.sessionId,
+      5000,
+      'the other takes over',
+    );
     expect(JSON.parse(h.server.node('/services/api/same')!.data!.toString()).port).toBe(holder === a ? 2 : 1);
   });
 

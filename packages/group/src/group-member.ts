@@ -71,7 +71,8 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
    * Resolves once the membership was first read; `waitForJoined` waits for our own node.
    */
   async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent') throw new Error(`GroupMember ${this.memberId}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    if (this.state !== 'latent')
+      throw new Error(`GroupMember ${this.memberId}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     this.state = 'started';
     this.node.start();
     await this.cache.start(options);
@@ -143,4 +144,3 @@ function sameMembership(a: Membership, b: Membership): boolean {
   }
   return true;
 }
-

@@ -14,7 +14,12 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function join(id: string, payload = `payload-${id}`, options: ConstructorParameters<typeof GroupMember>[4] = {}, clientOptions: Parameters<typeof connect>[1] = {}) {
+async function join(
+  id: string,
+  payload = `payload-${id}`,
+  options: ConstructorParameters<typeof GroupMember>[4] = {},
+  clientOptions: Parameters<typeof connect>[1] = {},
+) {
   const { client } = await connect(server, clientOptions);
   clients.push(client);
   const member = new GroupMember(client, '/group', id, payload, { rejoinJitterMs: 300, ...options });
@@ -23,14 +28,21 @@ async function join(id: string, payload = `payload-${id}`, options: ConstructorP
   return { client, member };
 }
 
-const view = (m: Membership): string => [...m].map(([id, p]) => `${id}=${p.toString()}`).sort().join(',');
+const view = (m: Membership): string =>
+  [...m]
+    .map(([id, p]) => `${id}=${p.toString()}`)
+    .sort()
+    .join(',');
 const ids = (m: Membership): string => [...m.keys()].sort().join(',');
 
 describe('GroupMember', () => {
   it('20 members, each in its own client, converge on the same membership', async () => {
     server = startServer();
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => join(`m${String(i).padStart(2, '0')}`)));
-    const expected = all.map(({ member }) => `${member.memberId}=payload-${member.memberId}`).sort().join(',');
+    const expected = all
+      .map(({ member }) => `${member.memberId}=payload-${member.memberId}`)
+      .sort()
+      .join(',');
     await eventually(() => all.every(({ member }) => view(member.getCurrentMembers()) === expected), 8000, 'every view complete');
     expect(server.node('/group')!.children).toHaveLength(20);
     // A payload change reaches everyone.

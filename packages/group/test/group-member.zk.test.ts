@@ -47,7 +47,10 @@ describe.skipIf(!zk.available)('GroupMember on a ZooKeeper 3.8 ensemble', () => 
 
   it(`${MEMBERS} members, each in its own client, converge on the same membership`, async () => {
     const all = await Promise.all(Array.from({ length: MEMBERS }, (_, i) => join('/zg1', `m${String(i).padStart(2, '0')}`)));
-    const expected = all.map(({ member }) => member.memberId).sort().join(',');
+    const expected = all
+      .map(({ member }) => member.memberId)
+      .sort()
+      .join(',');
     await eventually(() => all.every(({ member }) => ids(member.getCurrentMembers()) === expected), 15_000, 'every view complete');
     for (const { member } of all) expect(member.getCurrentMembers().get('m03')?.toString()).toBe('p-m03');
     expect((await membersOf('/zg1')).join(',')).toBe(expected);

@@ -2,7 +2,14 @@
  * @tenure/leader: Curator-compatible LeaderLatch and LeaderSelector, with a fencing token (the
  * czxid of the winning node) and an AbortSignal for every leadership term.
  */
-export { LeaderLatch, LATCH_NAME, type LeaderLatchOptions, type LeaderLatchEvents, type CloseMode, type LatchState } from './leader-latch.js';
+export {
+  LeaderLatch,
+  LATCH_NAME,
+  type LeaderLatchOptions,
+  type LeaderLatchEvents,
+  type CloseMode,
+  type LatchState,
+} from './leader-latch.js';
 export {
   LeaderSelector,
   SELECTOR_LOCK_NAME,

@@ -27,7 +27,16 @@
  *    aborts), our watches are removed and our node deleted with a guaranteed delete.
  */
 import { EventEmitter } from 'eventemitter3';
-import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, isRetryableError, queuePosition } from '@tenure/client';
+import {
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  NoNodeError,
+  SessionExpiredError,
+  abandonNode,
+  isRetryableError,
+  queuePosition,
+} from '@tenure/client';
 import type { Client, Logger, WaitOptions } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
@@ -113,7 +122,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.id = id;
     this.idBytes = Buffer.from(id, 'utf8');
     const closeMode = options.closeMode ?? 'silent';
-    if (closeMode !== 'silent' && closeMode !== 'notifyLeader') throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
+    if (closeMode !== 'silent' && closeMode !== 'notifyLeader')
+      throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
     this.closeMode = closeMode;
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-latch', path: this.path });
     this.emitSafely = safeEmitter<LeaderLatchEvents>(this, this.logger);
@@ -285,7 +295,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     // Still watched (a check after a reconnect: the client re-set the watch): it fires when the node goes.
     if (this.predecessor.holds(path)) return this.settleJoin();
     const result = await this.predecessor.watch(path, () => this.request('check'));
-    if (result === 'gone') this.request('check'); // gone already: look again
+    if (result === 'gone')
+      this.request('check'); // gone already: look again
     else if (result === 'watching') this.settleJoin();
   }
 
@@ -337,7 +348,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.ownWatch
       .watch(node.path, (ev) => {
         if (this.term?.node !== node) return;
-        if (ev.type !== 'NodeDeleted') this.watchOwnNode(node); // a data change used the watch up: set it again
+        if (ev.type !== 'NodeDeleted')
+          this.watchOwnNode(node); // a data change used the watch up: set it again
         else gone();
       })
       .then(

@@ -82,7 +82,11 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-selector', path: this.path });
     this.retryPolicy = options.retryPolicy ?? client.retryPolicy;
     // Curator writes the id only when there is one (an empty node otherwise).
-    this.mutex = new Mutex(client, this.path, id.length > 0 ? { data: Buffer.from(id, 'utf8'), logger: this.logger } : { logger: this.logger });
+    this.mutex = new Mutex(
+      client,
+      this.path,
+      id.length > 0 ? { data: Buffer.from(id, 'utf8'), logger: this.logger } : { logger: this.logger },
+    );
   }
 
   get state(): SelectorState {

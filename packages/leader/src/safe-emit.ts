@@ -10,7 +10,8 @@ export type SafeEmit<Events extends Listeners> = <E extends keyof Events & strin
 /** `emitter.emit`, made safe: a listener's exception is logged and emitted as `error` (one thrown by an `error` listener is dropped). */
 export function safeEmitter<Events extends Listeners>(emitter: EventEmitter<Events>, logger: Logger): SafeEmit<Events> {
   // Looked up at each call, as `this.emit` would be.
-  const emit = (event: string, ...args: unknown[]): boolean => (emitter.emit as (e: string, ...a: unknown[]) => boolean).call(emitter, event, ...args);
+  const emit = (event: string, ...args: unknown[]): boolean =>
+    (emitter.emit as (e: string, ...a: unknown[]) => boolean).call(emitter, event, ...args);
   return (event, ...args) => {
     try {
       emit(event, ...args);

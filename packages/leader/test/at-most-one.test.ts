@@ -146,79 +146,87 @@ describe('at most one leader (embedded server)', () => {
   });
 
   const churnMs = Number(process.env.TENURE_LEADER_CHURN_MS ?? 20_000);
-  test(`churn: 5 participants for ${churnMs} ms of closes, expiries, partitions, drops and restarts`, async () => {
-    const seed = Number(process.env.TENURE_LEADER_CHURN_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    const random = mulberry32(seed);
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-    const { recorder, members } = await election(5);
-    const counts: Record<string, number> = {};
-    // A forced expiry of a partitioned session is left out: the server would end a lease without
-    // waiting out its timeout, and nothing can tell the partitioned holder in time (its fencing
-    // token still loses to the successor's). Real expiries of partitioned sessions come from the
-    // long partitions below, after the full timeout.
-    const silencedUntil = new Map<bigint, number>();
-    const reachable = (c: Client): boolean => (silencedUntil.get(c.sessionId) ?? 0) < performance.now();
-    const silence = (c: Client, ms: number): void => {
-      silencedUntil.set(c.sessionId, performance.now() + ms + 50);
-      server.silence(c.sessionId, ms);
-    };
-    let generation = 0;
-    const until = performance.now() + churnMs;
-    try {
-      while (performance.now() < until) {
-        const r = random();
-        const m = pick(members);
-        const leader = leaderOf(members);
-        let action: string;
-        if (r < 0.15 && leader) {
-          action = 'close leader';
-          const i = members.indexOf(leader);
-          await leader.latch.close();
-          members[i] = await join(recorder, `${leader.name.split('#')[0]}#${++generation}`, leader.client);
-        } else if (r < 0.25) {
-          action = 'close follower';
-          const i = members.indexOf(m);
-          await m.latch.close();
-          members[i] = await join(recorder, `${m.name.split('#')[0]}#${++generation}`, m.client);
-        } else if (r < 0.4 && reachable(m.client)) {
-          action = 'expire session';
-          server.expireSession(m.client.sessionId);
-        } else if (r < 0.5 && leader && reachable(leader.client)) {
-          action = 'expire leader';
-          server.expireSession(leader.client.sessionId);
-        } else if (r < 0.7) {
-          action = 'drop connection';
-          server.dropConnection(m.client.sessionId);
-        } else if (r < 0.8) {
-          action = 'short partition';
-          silence(m.client, 100 + random() * 600);
-        } else if (r < 0.88) {
-          action = 'long partition';
-          silence(m.client, 1500 + random() * 1500);
-        } else if (r < 0.9) {
-          action = 'server restart';
-          await server.restart(Math.floor(random() * 300));
-        } else {
-          action = 'pause';
+  test(
+    `churn: 5 participants for ${churnMs} ms of closes, expiries, partitions, drops and restarts`,
+    async () => {
+      const seed = Number(process.env.TENURE_LEADER_CHURN_SEED ?? Math.floor(Math.random() * 2 ** 31));
+      const random = mulberry32(seed);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+      const { recorder, members } = await election(5);
+      const counts: Record<string, number> = {};
+      // A forced expiry of a partitioned session is left out: the server would end a lease without
+      // waiting out its timeout, and nothing can tell the partitioned holder in time (its fencing
+      // token still loses to the successor's). Real expiries of partitioned sessions come from the
+      // long partitions below, after the full timeout.
+      const silencedUntil = new Map<bigint, number>();
+      const reachable = (c: Client): boolean => (silencedUntil.get(c.sessionId) ?? 0) < performance.now();
+      const silence = (c: Client, ms: number): void => {
+        silencedUntil.set(c.sessionId, performance.now() + ms + 50);
+        server.silence(c.sessionId, ms);
+      };
+      let generation = 0;
+      const until = performance.now() + churnMs;
+      try {
+        while (performance.now() < until) {
+          const r = random();
+          const m = pick(members);
+          const leader = leaderOf(members);
+          let action: string;
+          if (r < 0.15 && leader) {
+            action = 'close leader';
+            const i = members.indexOf(leader);
+            await leader.latch.close();
+            members[i] = await join(recorder, `${leader.name.split('#')[0]}#${++generation}`, leader.client);
+          } else if (r < 0.25) {
+            action = 'close follower';
+            const i = members.indexOf(m);
+            await m.latch.close();
+            members[i] = await join(recorder, `${m.name.split('#')[0]}#${++generation}`, m.client);
+          } else if (r < 0.4 && reachable(m.client)) {
+            action = 'expire session';
+            server.expireSession(m.client.sessionId);
+          } else if (r < 0.5 && leader && reachable(leader.client)) {
+            action = 'expire leader';
+            server.expireSession(leader.client.sessionId);
+          } else if (r < 0.7) {
+            action = 'drop connection';
+            server.dropConnection(m.client.sessionId);
+          } else if (r < 0.8) {
+            action = 'short partition';
+            silence(m.client, 100 + random() * 600);
+          } else if (r < 0.88) {
+            action = 'long partition';
+            silence(m.client, 1500 + random() * 1500);
+          } else if (r < 0.9) {
+            action = 'server restart';
+            await server.restart(Math.floor(random() * 300));
+          } else {
+            action = 'pause';
+          }
+          counts[action] = (counts[action] ?? 0) + 1;
+          recorder.assertSafe();
+          await sleep(50 + random() * 250);
         }
-        counts[action] = (counts[action] ?? 0) + 1;
+        await settled(members, 15_000);
         recorder.assertSafe();
-        await sleep(50 + random() * 250);
+      } catch (err) {
+        throw new Error(`churn failed (TENURE_LEADER_CHURN_SEED=${seed}; actions ${JSON.stringify(counts)}): ${String(err)}`, {
+          cause: err,
+        });
       }
-      await settled(members, 15_000);
-      recorder.assertSafe();
-    } catch (err) {
-      throw new Error(`churn failed (TENURE_LEADER_CHURN_SEED=${seed}; actions ${JSON.stringify(counts)}): ${String(err)}`, { cause: err });
-    }
-    expect(recorder.terms.length).toBeGreaterThan(3);
-    console.log(`churn seed ${seed}: ${recorder.terms.length} terms, ${recorder.handovers().length} handovers; actions ${JSON.stringify(counts)}`);
-    await Promise.all(members.map((m) => m.latch.close()));
-    // A member closed mid-partition deletes its node through a guaranteed delete once it is back
-    // (or its session ends): wait for that, then require that nothing is left.
-    await eventually(() => ephemerals().length === 0, 10_000, 'no latch nodes left');
-    expectClean();
-    await eventually(() => totalWatches(server) === 0, 3000, 'no watches left');
-  }, churnMs + 60_000);
+      expect(recorder.terms.length).toBeGreaterThan(3);
+      console.log(
+        `churn seed ${seed}: ${recorder.terms.length} terms, ${recorder.handovers().length} handovers; actions ${JSON.stringify(counts)}`,
+      );
+      await Promise.all(members.map((m) => m.latch.close()));
+      // A member closed mid-partition deletes its node through a guaranteed delete once it is back
+      // (or its session ends): wait for that, then require that nothing is left.
+      await eventually(() => ephemerals().length === 0, 10_000, 'no latch nodes left');
+      expectClean();
+      await eventually(() => totalWatches(server) === 0, 3000, 'no watches left');
+    },
+    churnMs + 60_000,
+  );
 });
 
 describe('at most one leader: LeaderSelector (embedded server)', () => {

@@ -1,6 +1,15 @@
 /** LeaderLatch on the embedded server: layout, order, waits, states, faults and clean-up. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ClosedError, ConnectionState, CreateMode, READ_ACL_UNSAFE, RetryPolicies, TimeoutError, AbortError, type Client } from '@tenure/client';
+import {
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  READ_ACL_UNSAFE,
+  RetryPolicies,
+  TimeoutError,
+  AbortError,
+  type Client,
+} from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderLatch, LeadershipLostError, type LeadershipEnd } from '../src/index.js';
 import { Clients, eventually, sleep, startServer, totalWatches } from './harness.js';
@@ -241,7 +250,7 @@ describe('connection states', () => {
     expect(l.leadership).toBe(term);
   });
 
-  test("expired session: the term ends, the next leads with a larger token, the old leader rejoins at the back", async () => {
+  test('expired session: the term ends, the next leads with a larger token, the old leader rejoins at the back', async () => {
     const [a, b] = await clients.openMany(2);
     const la = latch(a!, 'a');
     const lb = latch(b!, 'b');
@@ -253,7 +262,11 @@ describe('connection states', () => {
     const second = await next;
     expect(first.signal.aborted).toBe(true);
     expect(second.fencingToken).toBeGreaterThan(first.fencingToken);
-    await eventually(() => la.ourPath !== null && la.ourPath !== oldPath && server.node(la.ourPath) !== undefined, 5000, 'the old leader rejoined');
+    await eventually(
+      () => la.ourPath !== null && la.ourPath !== oldPath && server.node(la.ourPath) !== undefined,
+      5000,
+      'the old leader rejoined',
+    );
     expect((await lb.getParticipants()).map((p) => p.id)).toEqual(['b', 'a']);
     expect(la.hasLeadership()).toBe(false);
   });
@@ -316,7 +329,11 @@ describe('nodes deleted by others', () => {
     const tx = admin.transaction();
     for (const l of ls) tx.delete(l.ourPath!);
     await tx.delete('/election').commit();
-    await eventually(() => ls.filter((l) => l.hasLeadership()).length === 1 && (server.node('/election')?.children.length ?? 0) === 3, 5000, 'a new election');
+    await eventually(
+      () => ls.filter((l) => l.hasLeadership()).length === 1 && (server.node('/election')?.children.length ?? 0) === 3,
+      5000,
+      'a new election',
+    );
     const leader = ls.find((l) => l.hasLeadership())!;
     expect(leader.leadership!.fencingToken).toBeGreaterThan(token);
   });
@@ -352,10 +369,13 @@ describe('listeners', () => {
     const clock = {
       now: () => performance.now(),
       setTimeout(fn: () => void, ms: number) {
-        const h = setTimeout(() => {
-          live.delete(h);
-          fn();
-        }, Math.max(0, ms));
+        const h = setTimeout(
+          () => {
+            live.delete(h);
+            fn();
+          },
+          Math.max(0, ms),
+        );
         live.add(h);
         return h;
       },

@@ -27,7 +27,7 @@ describe.skipIf(!zk.available)("at most one leader when the leader's server dies
     await cluster?.close();
   });
 
-  test('kill the leader participant\'s server three times: its term ends, then resumes on the same node; no one else leads meanwhile', async () => {
+  test("kill the leader participant's server three times: its term ends, then resumes on the same node; no one else leads meanwhile", async () => {
     const recorder = new LeadershipRecorder();
     for (let i = 0; i < 4; i++) {
       const client = createClient({

@@ -90,12 +90,16 @@ export class LeadershipRecorder {
     const ev = this.record(who, 'isLeader', { token: l.fencingToken, path: l.path });
     for (const [other, term] of this.leading) {
       if (other === who) this.violations.push(`${ev.t.toFixed(1)} ms: ${who} isLeader again while its term (token ${term.token}) runs`);
-      else this.violations.push(`${ev.t.toFixed(1)} ms: ${who} isLeader (token ${l.fencingToken}) while ${other} leads (token ${term.token})`);
+      else
+        this.violations.push(`${ev.t.toFixed(1)} ms: ${who} isLeader (token ${l.fencingToken}) while ${other} leads (token ${term.token})`);
     }
     if (this.maxToken !== null) {
-      if (l.fencingToken < this.maxToken) this.violations.push(`${ev.t.toFixed(1)} ms: ${who} token ${l.fencingToken} < earlier token ${this.maxToken}`);
+      if (l.fencingToken < this.maxToken)
+        this.violations.push(`${ev.t.toFixed(1)} ms: ${who} token ${l.fencingToken} < earlier token ${this.maxToken}`);
       if (l.fencingToken === this.maxToken && l.path !== this.maxTokenPath) {
-        this.violations.push(`${ev.t.toFixed(1)} ms: ${who} token ${l.fencingToken} reused by another node (${l.path} vs ${this.maxTokenPath})`);
+        this.violations.push(
+          `${ev.t.toFixed(1)} ms: ${who} token ${l.fencingToken} reused by another node (${l.path} vs ${this.maxTokenPath})`,
+        );
       }
     }
     if (this.maxToken === null || l.fencingToken >= this.maxToken) {

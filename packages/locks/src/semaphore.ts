@@ -72,7 +72,8 @@ export class Semaphore implements AsyncDisposable {
     options: SemaphoreOptions = {},
   ) {
     this.path = validatePath(path);
-    if (typeof maxLeases === 'number' && (!Number.isSafeInteger(maxLeases) || maxLeases < 1)) throw new RangeError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
+    if (typeof maxLeases === 'number' && (!Number.isSafeInteger(maxLeases) || maxLeases < 1))
+      throw new RangeError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
     this.limit = maxLeases;
     this.logger = options.logger ?? client.childLogger({ recipe: 'semaphore', path: this.path });
     this.lock = new Mutex(client, `${this.path}/${LOCK_PARENT}`, { logger: this.logger });
@@ -93,7 +94,8 @@ export class Semaphore implements AsyncDisposable {
     const many = typeof countOrOptions === 'number';
     const count = many ? countOrOptions : 1;
     const options = (many ? maybeOptions : countOrOptions) ?? {};
-    if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new RangeError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
     if (typeof this.limit === 'number' && count > this.limit) throw new LeaseCountError(this.path, count, this.maxLeases);
     if (this.isClosed) throw new ClosedError(`semaphore ${this.path}`);
     const scope = this.client.waitScope(options, `acquire ${this.path}`);
@@ -174,7 +176,8 @@ export class Semaphore implements AsyncDisposable {
       if (err instanceof SessionExpiredError) return null;
       throw err;
     } finally {
-      if (granted === null) await Promise.all(created.map((c) => abandonNode(client, c.path, c.stat.ephemeralOwner, { logger: this.logger })));
+      if (granted === null)
+        await Promise.all(created.map((c) => abandonNode(client, c.path, c.stat.ephemeralOwner, { logger: this.logger })));
       // The next acquirer may go on; the delete need not be awaited (requests stay in order).
       void gate.release().catch(() => {});
     }

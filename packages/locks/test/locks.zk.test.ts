@@ -21,7 +21,10 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   /** Lock and lease nodes left under `path`, by any session. */
   async function ephemeralsUnder(path: string): Promise<string[]> {
     const dump = await suite.server.dump();
-    return dump.sessions.flatMap((s) => s.ephemerals).filter((p) => p.startsWith(path + '/')).sort();
+    return dump.sessions
+      .flatMap((s) => s.ephemerals)
+      .filter((p) => p.startsWith(path + '/'))
+      .sort();
   }
 
   it('10 clients x 100 unsafe increments inside the lock come to exactly 1,000', async () => {
@@ -114,15 +117,21 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     ac.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
     const writer = await new ReadWriteLock(a, '/locks/orphans-rw').writeLock.acquire();
-    await expect(new ReadWriteLock(b, '/locks/orphans-rw').readLock.acquire({ timeoutMs: 200 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(new ReadWriteLock(b, '/locks/orphans-rw').readLock.acquire({ timeoutMs: 200 })).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
     expect(await ephemeralsUnder('/locks/orphans')).toEqual([holder.path]);
     expect(await ephemeralsUnder('/locks/orphans-rw')).toEqual([writer.path]);
-    await eventually(async () => (await suite.server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches === 0, 5000, 'no watch');
+    await eventually(
+      async () => (await suite.server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches === 0,
+      5000,
+      'no watch',
+    );
     await holder.release();
     await writer.release();
   });
 
-  it("a silent holder (FaultProxy blackhole): its signal aborts before the next waiter acquires; the new token is larger", async () => {
+  it('a silent holder (FaultProxy blackhole): its signal aborts before the next waiter acquires; the new token is larger', async () => {
     const proxy = await suite.faultProxy();
     const a = await suite.clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 2000 });
     const b = await suite.clients.open();

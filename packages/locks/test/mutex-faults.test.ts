@@ -23,7 +23,9 @@ const endOf = (l: Lease): string | undefined => (l.signal.reason as LeaseLostErr
 
 /** Records when a lease's signal aborts and when a pending acquire resolves. */
 function timeline(holder: Lease, next: Promise<Lease>): { aborted: Promise<number>; acquired: Promise<{ at: number; lease: Lease }> } {
-  const aborted = new Promise<number>((resolve) => holder.signal.addEventListener('abort', () => resolve(performance.now()), { once: true }));
+  const aborted = new Promise<number>((resolve) =>
+    holder.signal.addEventListener('abort', () => resolve(performance.now()), { once: true }),
+  );
   const acquired = next.then((lease) => ({ at: performance.now(), lease }));
   return { aborted, acquired };
 }

@@ -175,7 +175,7 @@ describe('Mutex', () => {
       await eventually(() => ephemeralsUnder(server, '/locks/herd').length === i + 1, 2000, `waiter ${i} to queue`);
     }
     // Each waiter watches only its immediate predecessor.
-    const queue = (await new Mutex(cs[0]!, '/locks/herd').participantNodes());
+    const queue = await new Mutex(cs[0]!, '/locks/herd').participantNodes();
     for (let i = 1; i <= 20; i++) expect(server.watchesOf(cs[i]!.sessionId).data).toEqual([queue[i - 1]]);
 
     let holder: Lease = first;
@@ -255,7 +255,9 @@ describe('Mutex', () => {
     const lease = await new Mutex(a.usingNamespace('app'), '/locks/ns').acquire();
     expect(lease.path).toMatch(/^\/locks\/ns\/_c_/);
     expect(server.node(`/app${lease.path}`)!.stat.czxid).toBe(lease.fencingToken);
-    await expect(new Mutex(b.usingNamespace('app'), '/locks/ns').acquire({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(new Mutex(b.usingNamespace('app'), '/locks/ns').acquire({ timeoutMs: 100 })).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
     await lease.release();
     expect(ephemeralsUnder(server, '/app')).toEqual([]);
     await b.close();

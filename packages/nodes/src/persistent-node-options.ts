@@ -54,7 +54,9 @@ export interface PersistentNodeOptions {
 }
 
 /** The options, checked, with their defaults. `retryPolicy` undefined means the client's. */
-export type NodeSettings = Required<Pick<PersistentNodeOptions, 'path' | 'mode' | 'protection' | 'useParentCreation' | 'rejoinJitterMs' | 'deleteOnClose' | 'replaceExisting'>> &
+export type NodeSettings = Required<
+  Pick<PersistentNodeOptions, 'path' | 'mode' | 'protection' | 'useParentCreation' | 'rejoinJitterMs' | 'deleteOnClose' | 'replaceExisting'>
+> &
   Pick<PersistentNodeOptions, 'ttlMs' | 'acl' | 'retryPolicy' | 'logger'>;
 
 export function nodeSettings(options: PersistentNodeOptions): NodeSettings {
@@ -63,7 +65,9 @@ export function nodeSettings(options: PersistentNodeOptions): NodeSettings {
   if (!(Object.values(CreateMode) as number[]).includes(mode)) throw new RangeError(`PersistentNode: unknown mode ${String(mode)}`);
   validatePath(options.path);
   if (isTtlMode(mode) !== (options.ttlMs !== undefined)) {
-    throw new RangeError(`PersistentNode: ttlMs goes with the TTL modes, and only with them (mode ${mode}, ttlMs ${String(options.ttlMs)})`);
+    throw new RangeError(
+      `PersistentNode: ttlMs goes with the TTL modes, and only with them (mode ${mode}, ttlMs ${String(options.ttlMs)})`,
+    );
   }
   return {
     path: options.path,
@@ -92,7 +96,8 @@ function retryOverride({ retryMs, maxRetryMs }: PersistentNodeOptions): RetryPol
   const first = nonNegative('retryMs', retryMs);
   const max = nonNegative('maxRetryMs', maxRetryMs);
   if (first === undefined && max === undefined) return undefined;
-  if (first === undefined || max === undefined) throw new RangeError('PersistentNode: retryMs and maxRetryMs go together (or give retryPolicy)');
+  if (first === undefined || max === undefined)
+    throw new RangeError('PersistentNode: retryMs and maxRetryMs go together (or give retryPolicy)');
   return RetryPolicies.boundedExponentialBackoff(first, max, Infinity);
 }
 

@@ -48,7 +48,13 @@ import {
 import { isEphemeralMode, joinPath, nodeName, nonSequentialMode, parentPath } from '@tenure/protocol';
 import { NodeConflictError } from './errors.js';
 import { judgeOwnership, sessionOwner } from './node-ownership.js';
-import { nodeSettings, toBuffer, type NodeSettings, type PersistentNodeEvents, type PersistentNodeOptions } from './persistent-node-options.js';
+import {
+  nodeSettings,
+  toBuffer,
+  type NodeSettings,
+  type PersistentNodeEvents,
+  type PersistentNodeOptions,
+} from './persistent-node-options.js';
 import { PassRunner } from './pass-runner.js';
 
 /**
@@ -108,7 +114,11 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     this.protection = settings.protection;
     this.client = client.trackingWatches();
     this.log = settings.logger ?? client.childLogger({ recipe: 'persistentNode', path: settings.path });
-    this.runner = new PassRunner(client.clock, () => this.pass(), (err) => this.failed(err));
+    this.runner = new PassRunner(
+      client.clock,
+      () => this.pass(),
+      (err) => this.failed(err),
+    );
     this.data = toBuffer(options.data);
     this.replace = settings.replaceExisting ? 'first' : null;
     // Unprotected non-sequential nodes have their name from the start.
@@ -140,7 +150,8 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
 
   /** Starts keeping the node: the first create is issued now. Throws if started before. */
   start(): void {
-    if (this.state !== 'latent') throw new Error(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    if (this.state !== 'latent')
+      throw new Error(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     this.client.on('stateChanged', this.onState);
@@ -245,7 +256,13 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     const protectedId = known === undefined && this.protection ? newProtectedId() : undefined;
     const { ttlMs, acl, useParentCreation } = this.settings;
     try {
-      const r = await this.client.create(target, this.data, { mode, ttlMs, acl, createParentContainers: useParentCreation, protection: protectedId });
+      const r = await this.client.create(target, this.data, {
+        mode,
+        ttlMs,
+        acl,
+        createParentContainers: useParentCreation,
+        protection: protectedId,
+      });
       if (!this.active) {
         await this.client.delete(r.path, { guaranteed: true }).catch(() => {});
         return false;

@@ -19,7 +19,10 @@ import { PersistentNode } from './persistent-node.js';
 import type { PersistentNodeEvents, PersistentNodeOptions } from './persistent-node-options.js';
 
 /** `path` is the container's; `data` its data; the rest as for PersistentNode. */
-export interface PersistentTtlNodeOptions extends Pick<PersistentNodeOptions, 'path' | 'data' | 'useParentCreation' | 'acl' | 'retryPolicy' | 'logger'> {
+export interface PersistentTtlNodeOptions extends Pick<
+  PersistentNodeOptions,
+  'path' | 'data' | 'useParentCreation' | 'acl' | 'retryPolicy' | 'logger'
+> {
   /** How long the node outlives the last touch. */
   ttlMs: number;
   /** Default 'touch'. */
@@ -47,7 +50,8 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
     super();
     validatePath(options.path);
     const { ttlMs } = options;
-    if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 1) throw new RangeError(`PersistentTtlNode: ttlMs must be >= 1, got ${String(ttlMs)}`);
+    if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 1)
+      throw new RangeError(`PersistentTtlNode: ttlMs must be >= 1, got ${String(ttlMs)}`);
     const factor = options.touchScheduleFactor ?? 2;
     if (!(factor >= 1)) throw new RangeError(`PersistentTtlNode: touchScheduleFactor must be >= 1, got ${String(factor)}`);
     this.path = options.path;

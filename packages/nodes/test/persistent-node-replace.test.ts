@@ -135,6 +135,8 @@ describe('PersistentNode replaceExisting', () => {
     server = startServer();
     const fake = { create() {} } as unknown as Client;
     expect(() => new PersistentNode(fake, { path: '/a', protection: true, replaceExisting: true })).toThrow(RangeError);
-    expect(() => new PersistentNode(fake, { path: '/a', mode: CreateMode.EPHEMERAL_SEQUENTIAL, replaceExisting: true })).toThrow(RangeError);
+    expect(() => new PersistentNode(fake, { path: '/a', mode: CreateMode.EPHEMERAL_SEQUENTIAL, replaceExisting: true })).toThrow(
+      RangeError,
+    );
   });
 });

@@ -83,10 +83,14 @@ describe('PersistentNode', () => {
     const T = client.negotiatedTimeoutMs;
     const t0 = performance.now();
     server.expireSession(oldId);
-    await eventually(() => {
-      const s = server.node('/exp/n');
-      return s !== undefined && s.stat.ephemeralOwner !== oldId && s.stat.ephemeralOwner === client.sessionId;
-    }, T + 2000, 'the node owned by the new session');
+    await eventually(
+      () => {
+        const s = server.node('/exp/n');
+        return s !== undefined && s.stat.ephemeralOwner !== oldId && s.stat.ephemeralOwner === client.sessionId;
+      },
+      T + 2000,
+      'the node owned by the new session',
+    );
     expect(performance.now() - t0).toBeLessThan(T + 2000);
     expect(client.sessionId).not.toBe(oldId);
     expect(children('/exp')).toEqual(['n']);
@@ -105,7 +109,11 @@ describe('PersistentNode', () => {
     await other.delete(path);
     await eventually(() => server.node(path)?.stat.ephemeralOwner === client.sessionId, 3000, 're-created under its name');
     server.expireSession(client.sessionId);
-    await eventually(() => client.state === ConnectionState.RECONNECTED && server.node(path)?.stat.ephemeralOwner === client.sessionId, 4000, 'back after expiry');
+    await eventually(
+      () => client.state === ConnectionState.RECONNECTED && server.node(path)?.stat.ephemeralOwner === client.sessionId,
+      4000,
+      'back after expiry',
+    );
     expect(node.actualPath).toBe(path);
     expect(children('/prot')).toEqual([path.slice('/prot/'.length)]);
   });
@@ -328,7 +336,11 @@ describe('PersistentNode', () => {
     const T = members[0]!.negotiatedTimeoutMs;
     const old = new Set(members.map((c) => c.sessionId));
     for (const c of members) server.expireSession(c.sessionId);
-    await eventually(() => children('/herd').length === n && children('/herd').every((m) => !old.has(server.node(`/herd/${m}`)!.stat.ephemeralOwner)), T + 2000, 'every member back');
+    await eventually(
+      () => children('/herd').length === n && children('/herd').every((m) => !old.has(server.node(`/herd/${m}`)!.stat.ephemeralOwner)),
+      T + 2000,
+      'every member back',
+    );
     const ctimes = children('/herd').map((m) => server.node(`/herd/${m}`)!.stat.ctime);
     expect(Math.max(...ctimes) - Math.min(...ctimes)).toBeGreaterThan(100);
     members.forEach((c, i) => expect(server.node(`/herd/m${i}`)!.stat.ephemeralOwner).toBe(c.sessionId));
@@ -336,7 +348,19 @@ describe('PersistentNode', () => {
 });
 
 describe('judgeOwnership (the ownership rule)', () => {
-  const stat = (ephemeralOwner: bigint) => ({ czxid: 1n, mzxid: 1n, ctime: 0, mtime: 0, version: 0, cversion: 0, aversion: 0, ephemeralOwner, dataLength: 0, numChildren: 0, pzxid: 1n });
+  const stat = (ephemeralOwner: bigint) => ({
+    czxid: 1n,
+    mzxid: 1n,
+    ctime: 0,
+    mtime: 0,
+    version: 0,
+    cversion: 0,
+    aversion: 0,
+    ephemeralOwner,
+    dataLength: 0,
+    numChildren: 0,
+    pzxid: 1n,
+  });
   it('ours, stale (a previous session of this client) or foreign', () => {
     expect(judgeOwnership(stat(5n), 5n, [3n, 4n])).toBe('ours');
     expect(judgeOwnership(stat(4n), 5n, [3n, 4n])).toBe('stale');

@@ -51,7 +51,12 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     return (await admin.getChildren(path).catch(() => ({ children: [] as string[] }))).children.sort();
   }
 
-  const protectedSeq = (path: string): PersistentNodeOptions => ({ path, mode: CreateMode.EPHEMERAL_SEQUENTIAL, protection: true, data: 'd' });
+  const protectedSeq = (path: string): PersistentNodeOptions => ({
+    path,
+    mode: CreateMode.EPHEMERAL_SEQUENTIAL,
+    protection: true,
+    data: 'd',
+  });
 
   it('is re-created under its protected name after another client deletes it', async () => {
     const { client } = await open();
@@ -79,10 +84,14 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     const T = client.negotiatedTimeoutMs;
     await expireSession(client, cluster);
     const t0 = performance.now();
-    await eventually(async () => {
-      const s = await admin.exists(path);
-      return s !== null && s.ephemeralOwner !== oldId && s.ephemeralOwner === client.sessionId;
-    }, T + 2000, 'owned by the new session');
+    await eventually(
+      async () => {
+        const s = await admin.exists(path);
+        return s !== null && s.ephemeralOwner !== oldId && s.ephemeralOwner === client.sessionId;
+      },
+      T + 2000,
+      'owned by the new session',
+    );
     expect(performance.now() - t0).toBeLessThan(T + 2000);
     expect(await kids('/zexp')).toEqual([path.slice('/zexp/'.length)]);
   });
@@ -99,10 +108,14 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     await client.waitForState(ConnectionState.LOST, { timeoutMs: T + 3000 });
     const lostAt = performance.now();
     for (const p of proxies) p.heal();
-    await eventually(async () => {
-      const s = await admin.exists('/zpart/n');
-      return s !== null && s.ephemeralOwner === client.sessionId && client.sessionId !== oldId;
-    }, T + 2000, 'owned by the new session');
+    await eventually(
+      async () => {
+        const s = await admin.exists('/zpart/n');
+        return s !== null && s.ephemeralOwner === client.sessionId && client.sessionId !== oldId;
+      },
+      T + 2000,
+      'owned by the new session',
+    );
     expect(performance.now() - lostAt).toBeLessThan(T + 2000);
     expect(await kids('/zpart')).toEqual(['n']);
   });
@@ -144,10 +157,14 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     await cluster.waitServing();
     // The restored quorum may still hold the old session (and its node) for a while: the
     // ownership rule deletes that old incarnation instead of adopting it.
-    await eventually(async () => {
-      const s = await admin.exists(path);
-      return s !== null && s.ephemeralOwner === client.sessionId && client.sessionId !== oldId;
-    }, 15_000, 'owned by the new session');
+    await eventually(
+      async () => {
+        const s = await admin.exists(path);
+        return s !== null && s.ephemeralOwner === client.sessionId && client.sessionId !== oldId;
+      },
+      15_000,
+      'owned by the new session',
+    );
     expect(client.previousSessionIds).toContain(oldId);
     expect(await kids('/zquorum')).toEqual([path.slice('/zquorum/'.length)]);
     await sleep(3 * T); // the old session is gone for good by now: still exactly one node, ours

@@ -153,10 +153,7 @@ export const EphemeralOnLocalSessionError = define(ErrorCode.EPHEMERALONLOCALSES
 export const NoWatcherError = define(ErrorCode.NOWATCHER, 'NoWatcherError');
 export const RequestTimeoutError = define(ErrorCode.REQUESTTIMEOUT, 'RequestTimeoutError');
 export const ReconfigDisabledError = define(ErrorCode.RECONFIGDISABLED, 'ReconfigDisabledError');
-export const SessionClosedRequireSaslAuthError = define(
-  ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH,
-  'SessionClosedRequireSaslAuthError',
-);
+export const SessionClosedRequireSaslAuthError = define(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, 'SessionClosedRequireSaslAuthError');
 export const QuotaExceededError = define(ErrorCode.QUOTAEXCEEDED, 'QuotaExceededError');
 export const ThrottledOpError = define(ErrorCode.THROTTLEDOP, 'ThrottledOpError');
 
@@ -194,11 +191,7 @@ export class FrameLengthError extends ProtocolError {
   readonly length: number;
   readonly prefix: Buffer;
   constructor(length: number, maxFrameBytes: number, prefix: Buffer) {
-    super(
-      length < 0
-        ? `negative frame length ${length}`
-        : `frame length ${length} exceeds the limit of ${maxFrameBytes} bytes`,
-    );
+    super(length < 0 ? `negative frame length ${length}` : `frame length ${length} exceeds the limit of ${maxFrameBytes} bytes`);
     this.length = length;
     this.prefix = prefix;
   }
@@ -239,7 +232,8 @@ export class ClosedError extends Error {
  * - `certificate-refused`: the server refused the client's certificate (Java servers say no more);
  * - `handshake-failed`: no common protocol version or cipher, or the server does not speak TLS.
  */
-export type TlsRefusal = 'untrusted-certificate' | 'expired' | 'hostname-mismatch' | 'no-client-certificate' | 'certificate-refused' | 'handshake-failed';
+export type TlsRefusal =
+  'untrusted-certificate' | 'expired' | 'hostname-mismatch' | 'no-client-certificate' | 'certificate-refused' | 'handshake-failed';
 
 /**
  * A TLS handshake with `host` was refused. A configuration problem, not a connection loss: the
@@ -273,7 +267,5 @@ export class InvalidPathError extends Error {
 
 /** Retryable by the client's retry policy: the outcome of the operation is unknown or transient. */
 export function isRetryableCode(code: number): boolean {
-  return (
-    code === ErrorCode.CONNECTIONLOSS || code === ErrorCode.OPERATIONTIMEOUT || code === ErrorCode.SESSIONMOVED
-  );
+  return code === ErrorCode.CONNECTIONLOSS || code === ErrorCode.OPERATIONTIMEOUT || code === ErrorCode.SESSIONMOVED;
 }

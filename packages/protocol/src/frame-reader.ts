@@ -78,8 +78,24 @@ export class FrameReader {
 
 /** Four-letter admin words a server recognises on a fresh connection (wire doc §6.10). */
 export const FOUR_LETTER_WORDS: ReadonlySet<string> = new Set([
-  'conf', 'cons', 'crst', 'dirs', 'dump', 'envi', 'gtmk', 'ruok', 'stmk',
-  'srst', 'srvr', 'stat', 'wchc', 'wchp', 'wchs', 'mntr', 'isro', 'hash',
+  'conf',
+  'cons',
+  'crst',
+  'dirs',
+  'dump',
+  'envi',
+  'gtmk',
+  'ruok',
+  'stmk',
+  'srst',
+  'srvr',
+  'stat',
+  'wchc',
+  'wchp',
+  'wchs',
+  'mntr',
+  'isro',
+  'hash',
 ]);
 
 /**

@@ -38,7 +38,9 @@ export function readMultiOps(r: JuteReader): MultiOp[] {
 
 export function writeMultiResults(w: JuteWriter, results: readonly MultiResult[]): void {
   for (const res of results) {
-    w.int(res.type).bool(false).int(res.type === OpCode.error ? res.err : 0);
+    w.int(res.type)
+      .bool(false)
+      .int(res.type === OpCode.error ? res.err : 0);
     switch (res.type) {
       case OpCode.create:
         w.ustring(res.path);

@@ -6,7 +6,20 @@
  */
 import { OpCode } from './constants.js';
 import type * as R from './records.js';
-import { acls, bool, buffer, fixedBound, int, laxString, long, multiOps, string, strings, ustring, ustringOrEmpty } from './request-fields.js';
+import {
+  acls,
+  bool,
+  buffer,
+  fixedBound,
+  int,
+  laxString,
+  long,
+  multiOps,
+  string,
+  strings,
+  ustring,
+  ustringOrEmpty,
+} from './request-fields.js';
 import type { FieldKind } from './request-fields.js';
 
 /** How a successful reply is laid out after the ReplyHeader (response-bodies.ts reads and writes each). */
@@ -59,8 +72,8 @@ const byCode: (OpSpec | undefined)[] = Array.from({ length: 128 }, () => undefin
 const specs: OpSpec[] = [];
 
 function op<Rec extends R.Request>(type: Rec['type'], reply: ReplyShape, list: FieldList<Rec>, inMulti = false): void {
-  const fields = Object.entries(list as Record<string, FieldKind | readonly [FieldKind, string]>).map(
-    ([name, f]): Field => (Array.isArray(f) ? { name, kind: f[0], label: f[1] } : { name, kind: f as FieldKind, label: name }),
+  const fields = Object.entries(list as Record<string, FieldKind | readonly [FieldKind, string]>).map(([name, f]): Field =>
+    Array.isArray(f) ? { name, kind: f[0], label: f[1] } : { name, kind: f as FieldKind, label: name },
   );
   const sizedFields = fields.filter((f) => f.kind.bound !== fixedBound);
   const spec: OpSpec = { type, fields, sizedFields, reply, inMulti, isMulti: reply === 'multi' };

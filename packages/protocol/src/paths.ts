@@ -2,13 +2,7 @@
 import { InvalidPathError } from './errors.js';
 
 function badChar(c: number): boolean {
-  return (
-    c === 0 ||
-    (c > 0x00 && c <= 0x1f) ||
-    (c >= 0x7f && c <= 0x9f) ||
-    (c >= 0xd800 && c <= 0xf8ff) ||
-    (c >= 0xfff0 && c <= 0xffff)
-  );
+  return c === 0 || (c > 0x00 && c <= 0x1f) || (c >= 0x7f && c <= 0x9f) || (c >= 0xd800 && c <= 0xf8ff) || (c >= 0xfff0 && c <= 0xffff);
 }
 
 /** The reason a path is invalid, or undefined when it is valid. `sequential` allows a trailing '/'. */

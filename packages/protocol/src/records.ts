@@ -129,13 +129,7 @@ export interface CheckVersionRequest {
 }
 /** An op allowed inside multi (writes and check) or multiRead (getData, getChildren). */
 export type MultiOp =
-  | CreateRequest
-  | CreateTTLRequest
-  | DeleteRequest
-  | SetDataRequest
-  | CheckVersionRequest
-  | GetDataRequest
-  | GetChildrenRequest;
+  CreateRequest | CreateTTLRequest | DeleteRequest | SetDataRequest | CheckVersionRequest | GetDataRequest | GetChildrenRequest;
 export interface MultiRequest {
   type: T<'multi'> | T<'multiRead'>;
   ops: MultiOp[];

@@ -156,7 +156,9 @@ export interface DigestMd5Inputs {
 /** HEX(H(A1)) of md5-sess: H( H(user:realm:password) : nonce : cnonce [: authzid] ). */
 function hexHA1(p: DigestMd5Inputs): string {
   const utf8 = p.utf8 ?? true;
-  const inner = md5(concat([credentialBytes(p.username, utf8), COLON, credentialBytes(p.realm, utf8), COLON, credentialBytes(p.password, utf8)]));
+  const inner = md5(
+    concat([credentialBytes(p.username, utf8), COLON, credentialBytes(p.realm, utf8), COLON, credentialBytes(p.password, utf8)]),
+  );
   const tail = `:${p.nonce}:${p.cnonce}${p.authzid ? `:${p.authzid}` : ''}`;
   return hex(md5(concat([inner, encoder.encode(tail)])));
 }
@@ -246,7 +248,8 @@ export class DigestMd5Client {
     if (this.step === 'rspauth') {
       const d = parseDirectives(decodeToken(token, 'final challenge'));
       const got = required(d, 'rspauth', 'the final challenge').toLowerCase();
-      if (!sameDigest(got, this.expectedRspauth)) throw new SaslError('DIGEST-MD5: the server\'s rspauth does not match: it does not know the password');
+      if (!sameDigest(got, this.expectedRspauth))
+        throw new SaslError("DIGEST-MD5: the server's rspauth does not match: it does not know the password");
       this.step = 'done';
       return null;
     }

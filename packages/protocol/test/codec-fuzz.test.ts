@@ -23,16 +23,7 @@ import {
   frame,
   type Response,
 } from '@tenure/protocol';
-import {
-  connectRequestArb,
-  connectResponseArb,
-  eventArb,
-  replyOpTypes,
-  requestArb,
-  responseArb,
-  xidArb,
-  zxidArb,
-} from './fixtures.js';
+import { connectRequestArb, connectResponseArb, eventArb, replyOpTypes, requestArb, responseArb, xidArb, zxidArb } from './fixtures.js';
 
 /** Runs per fuzz property; reported in the package README. */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 5000);
@@ -59,7 +50,13 @@ const int32Bytes = (v: number) => {
 };
 /** Bytes built from a mix of raw bytes and nasty int32s, so decoders go past the first length field. */
 const bodyBytes = fc
-  .array(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 8 }).map((u) => Buffer.from(u)), nastyInt.map(int32Bytes)), { maxLength: 24 })
+  .array(
+    fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 8 }).map((u) => Buffer.from(u)),
+      nastyInt.map(int32Bytes),
+    ),
+    { maxLength: 24 },
+  )
   .map((parts) => Buffer.concat(parts));
 const randomBytes = fc.uint8Array({ maxLength: 200 }).map((u) => Buffer.from(u));
 
@@ -76,7 +73,12 @@ const replyPayload = fc.tuple(xidArb, zxidArb, fc.constantFrom(0, 0, 0, -101), b
 });
 
 /** A damage applied to a valid encoding. */
-type Mutation = { kind: 'set'; at: number; byte: number } | { kind: 'int'; at: number; v: number } | { kind: 'cut'; at: number } | { kind: 'insert'; at: number; bytes: Uint8Array } | { kind: 'drop'; at: number; n: number };
+type Mutation =
+  | { kind: 'set'; at: number; byte: number }
+  | { kind: 'int'; at: number; v: number }
+  | { kind: 'cut'; at: number }
+  | { kind: 'insert'; at: number; bytes: Uint8Array }
+  | { kind: 'drop'; at: number; n: number };
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('set' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ kind: fc.constant('int' as const), at: fc.nat(), v: nastyInt }),

@@ -51,7 +51,14 @@ describe('truncated records', () => {
   });
 
   it('connect records shorter than their fixed part fail; the readOnly byte is optional', () => {
-    const req = encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 1n, timeOut: 30000, sessionId: 2n, passwd: Buffer.alloc(16), readOnly: true });
+    const req = encodeConnectRequest({
+      protocolVersion: 0,
+      lastZxidSeen: 1n,
+      timeOut: 30000,
+      sessionId: 2n,
+      passwd: Buffer.alloc(16),
+      readOnly: true,
+    });
     for (let n = 0; n < 44; n++) expectProtocolError(() => decodeConnectRequest(req.subarray(0, n)));
     expect(decodeConnectRequest(req.subarray(0, 44)).readOnly).toBe(false);
     const res = encodeConnectResponse({ protocolVersion: 0, timeOut: 4000, sessionId: 2n, passwd: Buffer.alloc(16), readOnly: true });

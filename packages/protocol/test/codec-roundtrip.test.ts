@@ -193,7 +193,10 @@ describe('round-trip properties', () => {
   const opts = { numRuns: ROUND_TRIP_RUNS };
 
   it('every request', () => {
-    fc.assert(fc.property(xidArb, requestArb, (xid, req) => roundTripRequest(xid, req)), opts);
+    fc.assert(
+      fc.property(xidArb, requestArb, (xid, req) => roundTripRequest(xid, req)),
+      opts,
+    );
   });
 
   it('every successful reply', () => {
@@ -205,12 +208,18 @@ describe('round-trip properties', () => {
 
   it('every error reply', () => {
     fc.assert(
-      fc.property(xidArb, zxidArb, errArb.filter((e) => e !== 0), responseArb, (xid, zxid, err, [opType, res]) => {
-        expect(decodeReply(encodeReply({ xid, zxid, err }, opType, res), opType)).toEqual({
-          header: { xid, zxid, err },
-          response: undefined,
-        });
-      }),
+      fc.property(
+        xidArb,
+        zxidArb,
+        errArb.filter((e) => e !== 0),
+        responseArb,
+        (xid, zxid, err, [opType, res]) => {
+          expect(decodeReply(encodeReply({ xid, zxid, err }, opType, res), opType)).toEqual({
+            header: { xid, zxid, err },
+            response: undefined,
+          });
+        },
+      ),
       opts,
     );
   });

@@ -62,7 +62,10 @@ export const requestCases: Array<[string, Request]> = [
   ['create2', { type: OpCode.create2, path: '/a/b-', data, acl, flags: CreateMode.EPHEMERAL_SEQUENTIAL }],
   ['createContainer', { type: OpCode.createContainer, path: '/c', data: null, acl, flags: CreateMode.CONTAINER }],
   ['createTTL', { type: OpCode.createTTL, path: '/t', data, acl, flags: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000n }],
-  ['createTTL max ttl', { type: OpCode.createTTL, path: '/t-', data: empty, acl, flags: CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL, ttl: 0xff_ffff_ffffn }],
+  [
+    'createTTL max ttl',
+    { type: OpCode.createTTL, path: '/t-', data: empty, acl, flags: CreateMode.PERSISTENT_SEQUENTIAL_WITH_TTL, ttl: 0xff_ffff_ffffn },
+  ],
   ['delete', { type: OpCode.delete, path: '/a', version: -1 }],
   ['exists', { type: OpCode.exists, path: '/a', watch: true }],
   ['exists no watch', { type: OpCode.exists, path: '/a', watch: false }],

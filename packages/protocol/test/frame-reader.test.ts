@@ -100,7 +100,10 @@ describe('FrameReader', () => {
   });
 
   it('yields the same frames for any chunking (property)', () => {
-    const frames = fc.array(fc.uint8Array({ maxLength: 200 }).map((u) => Buffer.from(u)), { maxLength: 12 });
+    const frames = fc.array(
+      fc.uint8Array({ maxLength: 200 }).map((u) => Buffer.from(u)),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(frames, fc.array(fc.nat(), { maxLength: 20 }), (list, cutsRaw) => {
         const bytes = Buffer.concat(list.map(frame));

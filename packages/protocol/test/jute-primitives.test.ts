@@ -42,7 +42,14 @@ describe('JuteWriter / JuteReader', () => {
     const w = new JuteWriter().ustring(null).ustring('').buffer(null).buffer(Buffer.alloc(0)).strings(null).strings([]);
     expect(w.toBuffer().toString('hex')).toBe('ffffffff00000000ffffffff00000000ffffffff00000000');
     const r = new JuteReader(w.toBuffer());
-    expect([r.ustring(), r.ustring(), r.buffer(), r.buffer(), r.strings(), r.strings()]).toEqual([null, '', null, Buffer.alloc(0), null, []]);
+    expect([r.ustring(), r.ustring(), r.buffer(), r.buffer(), r.strings(), r.strings()]).toEqual([
+      null,
+      '',
+      null,
+      Buffer.alloc(0),
+      null,
+      [],
+    ]);
     expect(r.remaining).toBe(0);
   });
 

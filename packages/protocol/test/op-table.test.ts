@@ -58,7 +58,9 @@ describe('op table', () => {
     const bad = { type: OpCode.create, path: '/a', data: 'text', acl: 'none', flags: 0 };
     expect(requestProblem(bad)).toBe('field data of op 1 is malformed');
     expect(requestProblem({ type: OpCode.setData, path: '/a', data: null, version: 1.5 })).toBe('field version of op 5 is malformed');
-    expect(requestProblem({ type: OpCode.createTTL, path: '/a', data: null, acl: [], flags: 5, ttl: 1 })).toBe('field ttl of op 21 is malformed');
+    expect(requestProblem({ type: OpCode.createTTL, path: '/a', data: null, acl: [], flags: 5, ttl: 1 })).toBe(
+      'field ttl of op 21 is malformed',
+    );
     expect(requestProblem({ type: 999 })).toBe('unknown op 999');
   });
 

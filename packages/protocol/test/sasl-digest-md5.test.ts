@@ -47,7 +47,14 @@ describe('RFC 2831 §4 worked examples', () => {
   });
 
   it('the client answers the IMAP challenge with the RFC bytes and accepts its rspauth', () => {
-    const c = new DigestMd5Client({ username: 'chris', password: 'secret', authzid: '', protocol: 'imap', serverName: 'elwood.innosoft.com', cnonce: imap.cnonce });
+    const c = new DigestMd5Client({
+      username: 'chris',
+      password: 'secret',
+      authzid: '',
+      protocol: 'imap',
+      serverName: 'elwood.innosoft.com',
+      cnonce: imap.cnonce,
+    });
     expect(c.initialResponse()).toHaveLength(0);
     const challenge = 'realm="elwood.innosoft.com",nonce="OA6MG9tEQGm2hh",qop="auth",algorithm=md5-sess,charset=utf-8';
     const answer = text(c.evaluateChallenge(bytes(challenge)));
@@ -95,15 +102,27 @@ describe('directives', () => {
   });
 
   it('quotes and escapes what it is told to', () => {
-    expect(formatDirectives([['username', 'a"b\\c'], ['nc', '00000001']], new Set(['username']))).toBe('username="a\\"b\\\\c",nc=00000001');
+    expect(
+      formatDirectives(
+        [
+          ['username', 'a"b\\c'],
+          ['nc', '00000001'],
+        ],
+        new Set(['username']),
+      ),
+    ).toBe('username="a\\"b\\\\c",nc=00000001');
   });
 });
 
 describe('client against server (ZooKeeper defaults)', () => {
-  const users: Record<string, string> = { bob: 'secret', 'jürgen': 'pässwörd', '名前': 'パスワード' };
+  const users: Record<string, string> = { bob: 'secret', jürgen: 'pässwörd', 名前: 'パスワード' };
   const server = (): DigestMd5Server => new DigestMd5Server({ passwordOf: (u) => users[u] });
 
-  function exchange(username: string, password: string, s = server()): { client: DigestMd5Client; result: ReturnType<DigestMd5Server['verify']> } {
+  function exchange(
+    username: string,
+    password: string,
+    s = server(),
+  ): { client: DigestMd5Client; result: ReturnType<DigestMd5Server['verify']> } {
     const client = new DigestMd5Client({ username, password });
     const challenge = s.challenge();
     const response = client.evaluateChallenge(challenge)!;
@@ -113,7 +132,7 @@ describe('client against server (ZooKeeper defaults)', () => {
     return { client, result };
   }
 
-  it('authenticates bob, with ZooKeeper\'s realm, digest-uri and authzid', () => {
+  it("authenticates bob, with ZooKeeper's realm, digest-uri and authzid", () => {
     const s = server();
     const challenge = text(s.challenge());
     expect(challenge).toMatch(/^realm="zk-sasl-md5",nonce="[A-Za-z0-9+/=]{44}",qop="auth",charset=utf-8,algorithm=md5-sess$/);
@@ -154,10 +173,24 @@ describe('client against server (ZooKeeper defaults)', () => {
     const s = new DigestMd5Server({ passwordOf: () => 'not-the-password' });
     const c = new DigestMd5Client({ username: 'bob', password: 'secret' });
     c.evaluateChallenge(s.challenge());
-    const forged = digestMd5ResponseAuth({ username: 'bob', realm: 'zk-sasl-md5', password: 'guess', nonce: 'n', cnonce: 'c', nc: '00000001', digestUri: 'zookeeper/zk-sasl-md5' });
+    const forged = digestMd5ResponseAuth({
+      username: 'bob',
+      realm: 'zk-sasl-md5',
+      password: 'guess',
+      nonce: 'n',
+      cnonce: 'c',
+      nc: '00000001',
+      digestUri: 'zookeeper/zk-sasl-md5',
+    });
     expect(() => c.evaluateChallenge(bytes(`rspauth=${forged}`))).toThrow(/rspauth does not match/);
     expect(c.complete).toBe(false);
-    for (const bad of ['nonce="x",algorithm=md5', 'realm="r"', 'nonce="x",algorithm=md5-sess,qop="auth-conf"', 'nonce="x",nonce="y",algorithm=md5-sess', '\xff']) {
+    for (const bad of [
+      'nonce="x",algorithm=md5',
+      'realm="r"',
+      'nonce="x",algorithm=md5-sess,qop="auth-conf"',
+      'nonce="x",nonce="y",algorithm=md5-sess',
+      '\xff',
+    ]) {
       const t = bad === '\xff' ? Uint8Array.of(0xff, 0xfe) : bytes(bad);
       expect(() => new DigestMd5Client({ username: 'bob', password: 'x' }).evaluateChallenge(t)).toThrow(SaslError);
     }

@@ -168,6 +168,8 @@ describe('handshake sizes (§2.2, §2.3)', () => {
 
   it('the expired-session answer: timeout 0, id 0, 16 zero bytes', () => {
     const expired = { protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false };
-    expect(toHex(encodeConnectResponse(expired))).toBe(toHex(Buffer.concat([hex('00000000 00000000 0000000000000000 00000010'), Buffer.alloc(17)])));
+    expect(toHex(encodeConnectResponse(expired))).toBe(
+      toHex(Buffer.concat([hex('00000000 00000000 0000000000000000 00000010'), Buffer.alloc(17)])),
+    );
   });
 });

@@ -7,7 +7,15 @@ export { DistributedPriorityQueue, priorityName, type PriorityQueueOptions } fro
 export { DistributedDelayQueue, delayName, epochOf, type DelayQueueOptions } from './delay-queue.js';
 export { DistributedIdQueue, idOf } from './id-queue.js';
 export { SimpleDistributedQueue, NoSuchElementError } from './simple-queue.js';
-export { bufferSerializer, type QueueBase, type QueueOptions, type QueueSerializer, type QueueConsumer, type ConsumerContext, type ErrorMode } from './queue-base.js';
+export {
+  bufferSerializer,
+  type QueueBase,
+  type QueueOptions,
+  type QueueSerializer,
+  type QueueConsumer,
+  type ConsumerContext,
+  type ErrorMode,
+} from './queue-base.js';
 export { encodeFrame, decodeFrame, CorruptItemError } from './item-frame.js';
 // The wait errors, so that one import suffices.
 export { TimeoutError, AbortError, ClosedError } from '@tenure/client';

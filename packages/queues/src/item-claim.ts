@@ -61,7 +61,9 @@ export async function claimLocked(cx: ClaimContext, itemPath: string, lockNodePa
     throw err;
   }
   const unlock = async (): Promise<void> => {
-    await client.delete(lockNodePath, { guaranteed: true }).catch((err: unknown) => cx.logger.warn({ err, path: lockNodePath }, 'could not delete the item lock'));
+    await client
+      .delete(lockNodePath, { guaranteed: true })
+      .catch((err: unknown) => cx.logger.warn({ err, path: lockNodePath }, 'could not delete the item lock'));
   };
   let data: Buffer;
   try {
@@ -83,11 +85,7 @@ export async function claimLocked(cx: ClaimContext, itemPath: string, lockNodePa
       if (outcome === 'done') await client.delete(itemPath).catch(ignoreNoNode);
       else if (outcome === 'failed') {
         const name = itemPath.slice(itemPath.lastIndexOf('/') + 1);
-        await client
-          .transaction()
-          .delete(itemPath)
-          .create(cx.requeuePath(name), data, { mode: CreateMode.PERSISTENT_SEQUENTIAL })
-          .commit();
+        await client.transaction().delete(itemPath).create(cx.requeuePath(name), data, { mode: CreateMode.PERSISTENT_SEQUENTIAL }).commit();
       }
     } finally {
       await unlock();

@@ -49,7 +49,7 @@ export function decodeFrame(bytes: Buffer, path: string): Buffer[] {
   const version = bytes.readInt32BE(0);
   if (version !== VERSION) throw new CorruptItemError(path, `incorrect version ${version}`);
   const items: Buffer[] = [];
-  for (let at = 4; ; ) {
+  for (let at = 4; ;) {
     need(at, 1);
     const op = bytes[at++]!;
     if (op === EOF) return items;

@@ -87,7 +87,8 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
     private readonly order: QueueOrder,
     recipe: string,
   ) {
-    if (options.errorMode !== undefined && options.lockPath === undefined) throw new TypeError(`${recipe} ${path}: errorMode needs a lockPath`);
+    if (options.errorMode !== undefined && options.lockPath === undefined)
+      throw new TypeError(`${recipe} ${path}: errorMode needs a lockPath`);
     if (options.maxItems !== undefined && !(Number.isInteger(options.maxItems) && options.maxItems > 0)) {
       throw new RangeError(`${recipe} ${path}: maxItems must be a positive integer, got ${options.maxItems}`);
     }
@@ -190,7 +191,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   private async consume(consumer: QueueConsumer<T>): Promise<void> {
     using scope = this.client.waitScope({ signal: this.closing.signal }, `queue ${this.path} consumer`);
     const cursor = new QueueCursor(this.client, this.watch, this.order);
-    for (let failures = 0; !scope.aborted; ) {
+    for (let failures = 0; !scope.aborted;) {
       try {
         const claim = await this.claimNext(cursor, scope);
         if (claim !== null) await this.deliver(claim, consumer, scope.signal);

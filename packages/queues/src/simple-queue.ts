@@ -53,7 +53,9 @@ export class SimpleDistributedQueue implements AsyncDisposable {
   /** Adds `data` at the back; resolves to the item's node path. */
   async offer(data: Buffer | string): Promise<string> {
     this.check();
-    return (await this.client.create(`${this.path}/${PREFIX}`, data, { mode: CreateMode.PERSISTENT_SEQUENTIAL, createParentContainers: true })).path;
+    return (
+      await this.client.create(`${this.path}/${PREFIX}`, data, { mode: CreateMode.PERSISTENT_SEQUENTIAL, createParentContainers: true })
+    ).path;
   }
 
   /** The head's bytes without taking it, or null when the queue is empty. */

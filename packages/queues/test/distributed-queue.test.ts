@@ -86,7 +86,11 @@ describe('DistributedQueue', () => {
       serializer: text,
       lockPath: '/q-locks',
       consumer: async (item) => {
-        seen.push({ item, itemNodes: (await client.getChildren('/q')).children, lockNodes: (await client.getChildren('/q-locks')).children });
+        seen.push({
+          item,
+          itemNodes: (await client.getChildren('/q')).children,
+          lockNodes: (await client.getChildren('/q-locks')).children,
+        });
       },
     });
     await queue.start();
@@ -266,7 +270,11 @@ describe('DistributedQueue', () => {
     const got = new Map<string, number>();
     const consumers = await Promise.all(
       (await clients.openMany(3)).map(async (c) => {
-        const q = new DistributedQueue(c, '/shared', { serializer: text, lockPath: '/shared-locks', consumer: async (item) => void got.set(item, (got.get(item) ?? 0) + 1) });
+        const q = new DistributedQueue(c, '/shared', {
+          serializer: text,
+          lockPath: '/shared-locks',
+          consumer: async (item) => void got.set(item, (got.get(item) ?? 0) + 1),
+        });
         await q.start();
         return q;
       }),
@@ -285,7 +293,11 @@ describe('DistributedQueue', () => {
     const path = await producer.put('held');
     await other.create(`/lq-locks/${path.slice(4)}`, null, { mode: CreateMode.EPHEMERAL });
     const got: string[] = [];
-    const queue = new DistributedQueue(await clients.open(), '/lq', { serializer: text, lockPath: '/lq-locks', consumer: async (item) => void got.push(item) });
+    const queue = new DistributedQueue(await clients.open(), '/lq', {
+      serializer: text,
+      lockPath: '/lq-locks',
+      consumer: async (item) => void got.push(item),
+    });
     await queue.start();
     await sleep(100);
     expect(got).toEqual([]);

@@ -64,7 +64,8 @@ describe('draining costs O(n) reads', () => {
   it('a DistributedQueue of 10,000 items drains with reads growing linearly (1,000 vs 10,000)', async () => {
     const small = await drainQueue(1000);
     const large = await drainQueue(10_000);
-    const reads = (c: RequestCounts): number => (c.byType.get(OpCode.getData) ?? 0) + (c.byType.get(OpCode.getChildren2) ?? 0) + (c.byType.get(OpCode.exists) ?? 0);
+    const reads = (c: RequestCounts): number =>
+      (c.byType.get(OpCode.getData) ?? 0) + (c.byType.get(OpCode.getChildren2) ?? 0) + (c.byType.get(OpCode.exists) ?? 0);
     // One getData per item, a handful of listings.
     expect(large.byType.get(OpCode.getData)).toBe(10_000);
     expect(large.byType.get(OpCode.getChildren2) ?? 0).toBeLessThanOrEqual(5);

@@ -48,12 +48,24 @@ export function countingTransport(inner: Transport): Transport & { counts: Reque
       if (result.kind !== 'connected') return result;
       const conn = result.connection;
       const counted: Connection = {
-        get sessionId() { return conn.sessionId; },
-        get passwd() { return conn.passwd; },
-        get negotiatedTimeoutMs() { return conn.negotiatedTimeoutMs; },
-        get readOnly() { return conn.readOnly; },
-        get server() { return conn.server; },
-        get closed() { return conn.closed; },
+        get sessionId() {
+          return conn.sessionId;
+        },
+        get passwd() {
+          return conn.passwd;
+        },
+        get negotiatedTimeoutMs() {
+          return conn.negotiatedTimeoutMs;
+        },
+        get readOnly() {
+          return conn.readOnly;
+        },
+        get server() {
+          return conn.server;
+        },
+        get closed() {
+          return conn.closed;
+        },
         close: () => conn.close(),
         send: ((request: Request, onReply?: (reply: never) => void) => {
           counts.byType.set(request.type, (counts.byType.get(request.type) ?? 0) + 1);

@@ -59,7 +59,15 @@ describe('the other queues', () => {
   it('DistributedPriorityQueue: lower numbers first, FIFO within a priority', async () => {
     await using queue = new DistributedPriorityQueue(client, '/pq', { serializer: text });
     await queue.start();
-    for (const [item, p] of [['c', 10], ['a', -5], ['d', 10], ['b', 0], ['z', 2 ** 31 - 1], ['first', -(2 ** 31)]] as const) await queue.put(item, p);
+    for (const [item, p] of [
+      ['c', 10],
+      ['a', -5],
+      ['d', 10],
+      ['b', 0],
+      ['z', 2 ** 31 - 1],
+      ['first', -(2 ** 31)],
+    ] as const)
+      await queue.put(item, p);
     expect((await client.getChildren('/pq')).children.sort()[0]).toMatch(/^queue-080000000\d{10}$/);
     const got: string[] = [];
     for await (const item of queue) {
@@ -92,7 +100,10 @@ describe('the other queues', () => {
 
   it('DistributedDelayQueue: an item is taken no earlier than its time; the wait is cleared on close', async () => {
     const got: { item: string; at: number }[] = [];
-    const queue = new DistributedDelayQueue(client, '/dq', { serializer: text, consumer: async (item) => void got.push({ item, at: Date.now() }) });
+    const queue = new DistributedDelayQueue(client, '/dq', {
+      serializer: text,
+      consumer: async (item) => void got.push({ item, at: Date.now() }),
+    });
     await queue.start();
     const now = Date.now();
     await queue.put('later', now + 400);

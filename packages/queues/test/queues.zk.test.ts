@@ -32,7 +32,11 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
     const got = new Map<string, number>();
     const consumers = await Promise.all(
       (await clients.openMany(3)).map(async (c) => {
-        const q = new DistributedQueue(c, '/zk/shared', { serializer: text, lockPath: '/zk/shared-locks', consumer: async (item) => void got.set(item, (got.get(item) ?? 0) + 1) });
+        const q = new DistributedQueue(c, '/zk/shared', {
+          serializer: text,
+          lockPath: '/zk/shared-locks',
+          consumer: async (item) => void got.set(item, (got.get(item) ?? 0) + 1),
+        });
         await q.start();
         return q;
       }),
@@ -44,7 +48,11 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
         return q;
       }),
     );
-    await Promise.all(producers.map(async (q, p) => { for (let i = 0; i < 100; i++) await q.put(`${p}-${i}`); }));
+    await Promise.all(
+      producers.map(async (q, p) => {
+        for (let i = 0; i < 100; i++) await q.put(`${p}-${i}`);
+      }),
+    );
     await eventually(() => got.size === 300, 20_000, '300 items');
     await sleep(200);
     expect([...got.values()].every((n) => n === 1)).toBe(true);
@@ -55,7 +63,7 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
     await eventually(async () => !(await server.fourLetterWord('wchp')).includes('/zk/shared'), 5000, 'no watch left on the queue');
   });
 
-  it("a lock-safe consumer whose session expires mid-item loses its lock; another consumer takes the item", async () => {
+  it('a lock-safe consumer whose session expires mid-item loses its lock; another consumer takes the item', async () => {
     const producerClient = await clients.open();
     const producer = new DistributedQueue(producerClient, '/zk/expire', { serializer: text });
     await producer.start();
@@ -73,7 +81,11 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
     await doomed.start();
     await eventually(() => started, 10_000, 'the doomed consumer takes the item');
     const got: string[] = [];
-    const other = new DistributedQueue(await clients.open(), '/zk/expire', { serializer: text, lockPath: '/zk/expire-locks', consumer: async (i) => void got.push(i) });
+    const other = new DistributedQueue(await clients.open(), '/zk/expire', {
+      serializer: text,
+      lockPath: '/zk/expire-locks',
+      consumer: async (i) => void got.push(i),
+    });
     await other.start();
     await sleep(200);
     expect(got).toEqual([]);

@@ -42,8 +42,17 @@ export type LatencyObserver = (ms: number, op: number) => void;
 
 /** Write ops, as ZooKeeper's metrics split readlatency from updatelatency. */
 const WRITES = new Set<number>([
-  OpCode.create, OpCode.create2, OpCode.createContainer, OpCode.createTTL, OpCode.delete, OpCode.deleteContainer,
-  OpCode.setData, OpCode.setACL, OpCode.multi, OpCode.reconfig, OpCode.closeSession,
+  OpCode.create,
+  OpCode.create2,
+  OpCode.createContainer,
+  OpCode.createTTL,
+  OpCode.delete,
+  OpCode.deleteContainer,
+  OpCode.setData,
+  OpCode.setACL,
+  OpCode.multi,
+  OpCode.reconfig,
+  OpCode.closeSession,
 ]);
 /** Requests that are neither reads nor writes (ZooKeeper's xid <= 0 requests and sessions' housekeeping). */
 const HOUSEKEEPING = new Set<number>([OpCode.ping, OpCode.auth, OpCode.setWatches, OpCode.setWatches2, OpCode.sasl]);

@@ -67,15 +67,7 @@ export class DataTree {
   }
 
   /** Links a new node under its (existing) parent and bumps the parent's cversion. */
-  create(
-    path: string,
-    data: Buffer | null,
-    acl: readonly ACL[],
-    owner: bigint,
-    zxid: bigint,
-    time: number,
-    undo?: Undo[],
-  ): ZNode {
+  create(path: string, data: Buffer | null, acl: readonly ACL[], owner: bigint, zxid: bigint, time: number, undo?: Undo[]): ZNode {
     const parent = this.nodes.get(parentOrRoot(path))!;
     const name = nodeName(path);
     const node = new ZNode(data, acl, zxid, time, owner);

@@ -72,7 +72,10 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private readonly baseIds: readonly Id[];
   private readonly saslAuth: SaslAuthenticator;
 
-  constructor(options: EmbeddedServerOptions = {}, private readonly clock: WheelClock = monotonicClock) {
+  constructor(
+    options: EmbeddedServerOptions = {},
+    private readonly clock: WheelClock = monotonicClock,
+  ) {
     this.options = resolveOptions(options);
     this.name = this.options.name;
     this.limits = Object.freeze({
@@ -340,7 +343,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     if (this.faults.armed) this.faults.forgetSession(s);
     const paths = this.storage === undefined ? [] : [...(this.tree.ephemerals.get(s.id) ?? [])];
     const zxid = this.processor.killSession(s.id);
-    if (this.storage !== undefined) this.log(s.id, zxid, OpCode.closeSession, Date.now(), { type: OpCode.closeSession, paths2Delete: paths });
+    if (this.storage !== undefined)
+      this.log(s.id, zxid, OpCode.closeSession, Date.now(), { type: OpCode.closeSession, paths2Delete: paths });
     return zxid;
   }
 
@@ -389,7 +393,15 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   }
 
   /** Group commits, txns logged and snapshots taken since open (with a data dir). */
-  get storageStats(): { durableZxid: bigint; commits: number; txns: number; snapshots: number; recovered: { replayed: number; snapshotZxid: bigint | undefined } } | undefined {
+  get storageStats():
+    | {
+        durableZxid: bigint;
+        commits: number;
+        txns: number;
+        snapshots: number;
+        recovered: { replayed: number; snapshotZxid: bigint | undefined };
+      }
+    | undefined {
     const s = this.storage;
     if (s === undefined) return undefined;
     return {
@@ -643,7 +655,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     for (const path of this.processor.reapCandidates(Date.now())) {
       const before = this.zxidCounter.last;
       this.processor.reap(path);
-      if (this.zxidCounter.last !== before) this.log(0n, this.zxidCounter.last, OpCode.deleteContainer, Date.now(), { type: OpCode.deleteContainer, path });
+      if (this.zxidCounter.last !== before)
+        this.log(0n, this.zxidCounter.last, OpCode.deleteContainer, Date.now(), { type: OpCode.deleteContainer, path });
     }
   }
 }

@@ -345,10 +345,13 @@ export class FaultGate {
   }
 
   private later(ms: number, fn: () => void): NodeJS.Timeout {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, Math.min(ms, 0x7fffffff));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        fn();
+      },
+      Math.min(ms, 0x7fffffff),
+    );
     this.timers.add(t);
     return t;
   }

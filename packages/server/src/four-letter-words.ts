@@ -34,7 +34,14 @@ export interface ListenerStats {
   readonly sockets: ReadonlySet<ConnectionStats>;
   readonly startedAt: number;
   readonly bound: { port: number } | undefined;
-  readonly totals: { received: number; sent: number; minLatencyMs: number; maxLatencyMs: number; latencySumMs: number; latencyCount: number };
+  readonly totals: {
+    received: number;
+    sent: number;
+    minLatencyMs: number;
+    maxLatencyMs: number;
+    latencySumMs: number;
+    latencyCount: number;
+  };
 }
 
 /** The version line tools parse: ZooKeeper 3.8 semantics, served by Tenure. */
@@ -42,10 +49,37 @@ export const VERSION = '3.8.0-tenure, built on Tenure embedded server';
 
 /** The `lop` abbreviations of ZooKeeper's FinalRequestProcessor, by op code. */
 const OP_ABBREVIATIONS = new Map<number, string>([
-  [11, 'PING'], [-11, 'CLOS'], [-10, 'SESS'], [14, 'MULT'], [22, 'MLTR'], [1, 'CREA'], [15, 'CREA'], [19, 'CREA'],
-  [21, 'CREA'], [2, 'DELE'], [20, 'DELE'], [5, 'SETD'], [16, 'RECO'], [7, 'SETA'], [13, 'CHEC'], [3, 'EXIS'],
-  [4, 'GETD'], [101, 'SETW'], [105, 'STW2'], [6, 'GETA'], [8, 'GETC'], [12, 'GETC'], [104, 'GETACN'], [17, 'CHKW'],
-  [18, 'REMW'], [103, 'GETE'], [106, 'ADDW'], [107, 'HOMI'], [9, 'SYNC'], [100, 'AUTH'], [102, 'SASL'],
+  [11, 'PING'],
+  [-11, 'CLOS'],
+  [-10, 'SESS'],
+  [14, 'MULT'],
+  [22, 'MLTR'],
+  [1, 'CREA'],
+  [15, 'CREA'],
+  [19, 'CREA'],
+  [21, 'CREA'],
+  [2, 'DELE'],
+  [20, 'DELE'],
+  [5, 'SETD'],
+  [16, 'RECO'],
+  [7, 'SETA'],
+  [13, 'CHEC'],
+  [3, 'EXIS'],
+  [4, 'GETD'],
+  [101, 'SETW'],
+  [105, 'STW2'],
+  [6, 'GETA'],
+  [8, 'GETC'],
+  [12, 'GETC'],
+  [104, 'GETACN'],
+  [17, 'CHKW'],
+  [18, 'REMW'],
+  [103, 'GETE'],
+  [106, 'ADDW'],
+  [107, 'HOMI'],
+  [9, 'SYNC'],
+  [100, 'AUTH'],
+  [102, 'SASL'],
 ]);
 
 export function opAbbreviation(op: number): string {
@@ -184,7 +218,8 @@ export function answerFourLetterWord(word: string, view: ServerIntrospection, l:
       const byPath = new Map<string, bigint[]>();
       for (const [id, paths] of watchedPaths(view)) for (const p of paths) (byPath.get(p) ?? byPath.set(p, []).get(p)!).push(id);
       let out = '';
-      for (const [p, ids] of [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1))) out += `${p}\n${ids.map((id) => `\t${hex(id)}\n`).join('')}`;
+      for (const [p, ids] of [...byPath].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+        out += `${p}\n${ids.map((id) => `\t${hex(id)}\n`).join('')}`;
       return `${out}\n`;
     }
     case 'wchs': {
@@ -213,7 +248,15 @@ export function answerFourLetterWord(word: string, view: ServerIntrospection, l:
     }
     case 'crst': {
       for (const c of l.sockets) {
-        Object.assign(c, { received: 0, sent: 0, lastLatencyMs: 0, minLatencyMs: Infinity, maxLatencyMs: 0, latencySumMs: 0, latencyCount: 0 });
+        Object.assign(c, {
+          received: 0,
+          sent: 0,
+          lastLatencyMs: 0,
+          minLatencyMs: Infinity,
+          maxLatencyMs: 0,
+          latencySumMs: 0,
+          latencyCount: 0,
+        });
       }
       return 'Connection stats reset.\n';
     }

@@ -4,7 +4,13 @@ import type { DataDirOptions, SnapshotInfo } from './storage/data-dir-storage.js
 
 /** What the durable storage reports: each group commit, each snapshot on disk, and a failure to write or sync the log. */
 export type StorageEvent =
-  | { kind: 'durable'; zxid: bigint; commits: number; txns: number; /** The commit's fdatasync (ms; 0 without forceSync). */ syncMs: number }
+  | {
+      kind: 'durable';
+      zxid: bigint;
+      commits: number;
+      txns: number;
+      /** The commit's fdatasync (ms; 0 without forceSync). */ syncMs: number;
+    }
   | ({ kind: 'snapshot' } & SnapshotInfo)
   | { kind: 'failed'; error: Error };
 import type { SaslServerOptions } from './sasl-auth.js';

@@ -89,8 +89,7 @@ const READ_OPS = new Set<number>([OpCode.getData, OpCode.getChildren]);
 
 function ttlFlagsWithoutTtl(op: MultiOp): boolean {
   return (
-    (op.type === OpCode.create || op.type === OpCode.create2 || op.type === OpCode.createContainer) &&
-    (op.flags === 5 || op.flags === 6)
+    (op.type === OpCode.create || op.type === OpCode.create2 || op.type === OpCode.createContainer) && (op.flags === 5 || op.flags === 6)
   );
 }
 
@@ -329,14 +328,7 @@ export class RequestProcessor {
     this.note(notes, () => this.watches.deleted(path, zxid, acl, parentAcl));
   }
 
-  private setData(
-    ctx: RequestContext,
-    req: SetDataRequest,
-    zxid: bigint,
-    time: number,
-    undo?: Undo[],
-    notes?: Array<() => void>,
-  ): ZNode {
+  private setData(ctx: RequestContext, req: SetDataRequest, zxid: bigint, time: number, undo?: Undo[], notes?: Array<() => void>): ZNode {
     if (pathProblem(req.path) !== undefined) fail(ErrorCode.BADARGUMENTS);
     const node = this.tree.get(req.path) ?? fail(ErrorCode.NONODE);
     checkAcl(node.acl, Perms.WRITE, ctx.authIds);

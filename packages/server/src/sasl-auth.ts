@@ -38,7 +38,8 @@ export class SaslAuthenticator {
 
   constructor(private readonly options: SaslServerOptions | undefined) {
     if (options !== undefined) {
-      if (options === null || typeof options.users !== 'object' || options.users === null) throw new TypeError('sasl.users must be an object of user names to passwords');
+      if (options === null || typeof options.users !== 'object' || options.users === null)
+        throw new TypeError('sasl.users must be an object of user names to passwords');
       const users = new Map<string, string>();
       for (const [u, p] of Object.entries(options.users)) {
         if (typeof p !== 'string') throw new TypeError(`sasl.users.${u} must be a string`);

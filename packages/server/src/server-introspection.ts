@@ -38,7 +38,16 @@ export interface NodeSnapshot {
 
 /** The settings ZooKeeper's `conf` shows. */
 export type ServerConfig = Readonly<
-  Pick<ResolvedOptions, 'tickMs' | 'minSessionTimeoutMs' | 'maxSessionTimeoutMs' | 'maxBufferBytes' | 'maxClientCnxns' | 'globalOutstandingLimit' | 'fourLetterWords'>
+  Pick<
+    ResolvedOptions,
+    | 'tickMs'
+    | 'minSessionTimeoutMs'
+    | 'maxSessionTimeoutMs'
+    | 'maxBufferBytes'
+    | 'maxClientCnxns'
+    | 'globalOutstandingLimit'
+    | 'fourLetterWords'
+  >
 >;
 
 /** The server structures introspection reads. */

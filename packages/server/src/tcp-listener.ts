@@ -345,13 +345,22 @@ class SocketConnection implements ConnectionSink, ConnectionStats {
       }
       if (result.kind === 'expired') {
         // ZooKeeper's answer for an expired or unknown session or a wrong password, then a close.
-        this.writeNow(frame(encodeConnectResponse({ protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: ZERO_PASSWD, readOnly: false }, withReadOnly)));
+        this.writeNow(
+          frame(
+            encodeConnectResponse({ protocolVersion: 0, timeOut: 0, sessionId: 0n, passwd: ZERO_PASSWD, readOnly: false }, withReadOnly),
+          ),
+        );
         this.end();
         return;
       }
       const conn = (this.conn = result.connection);
       this.writeNow(
-        frame(encodeConnectResponse({ protocolVersion: 0, timeOut: result.timeoutMs, sessionId: conn.session.id, passwd: conn.session.passwd, readOnly: false }, withReadOnly)),
+        frame(
+          encodeConnectResponse(
+            { protocolVersion: 0, timeOut: result.timeoutMs, sessionId: conn.session.id, passwd: conn.session.passwd, readOnly: false },
+            withReadOnly,
+          ),
+        ),
       );
       this.state = OPEN;
       const early = this.early;

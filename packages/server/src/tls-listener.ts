@@ -61,7 +61,11 @@ export class TlsListener extends TcpListener {
   /** Sockets in their TLS handshake or being refused: not yet connections, still ours to close. */
   private readonly unadopted = new Set<Socket>();
 
-  constructor(server: FrontDoor, private readonly options: TlsListenOptions, handshakeTimeoutMs = 10_000) {
+  constructor(
+    server: FrontDoor,
+    private readonly options: TlsListenOptions,
+    handshakeTimeoutMs = 10_000,
+  ) {
     super(server, createNetServer({ noDelay: true }));
     this.handshakeTimeoutMs = handshakeTimeoutMs;
     this.context = options.secureContext ?? serverContext(options);

@@ -154,9 +154,7 @@ export class WatchRegistry {
    * them as 3.8 does, they are kept for a 3.9 mode. Returns whether anything matched.
    */
   matchWatches(path: string, w: Watcher, type: number, remove: boolean): boolean {
-    const op = remove
-      ? (t: WatchTable, m?: WatchMode) => t.remove(path, w, m)
-      : (t: WatchTable, m?: WatchMode) => t.has(path, w, m);
+    const op = remove ? (t: WatchTable, m?: WatchMode) => t.remove(path, w, m) : (t: WatchTable, m?: WatchMode) => t.has(path, w, m);
     switch (type) {
       case WatcherType.Children:
         return op(this.child);

@@ -57,10 +57,16 @@ export async function createWebSocketGateway(options: WebSocketGatewayOptions): 
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const logger = options.logger;
   let next = 0;
-  const endpoint = new WebSocketEndpoint(options, maxFrameBytes + 4, logger, (ws, req) => {
-    const target = targets[next++ % targets.length]!;
-    carry(ws, req, target, maxFrameBytes, connectTimeoutMs, logger);
-  }, options.tls);
+  const endpoint = new WebSocketEndpoint(
+    options,
+    maxFrameBytes + 4,
+    logger,
+    (ws, req) => {
+      const target = targets[next++ % targets.length]!;
+      carry(ws, req, target, maxFrameBytes, connectTimeoutMs, logger);
+    },
+    options.tls,
+  );
   const address = await endpoint.listen(options);
   return {
     address,
@@ -84,7 +90,7 @@ export function gatewayTargets(options: Pick<WebSocketGatewayOptions, 'hosts' | 
   const { hosts, connectString } = options;
   if ((hosts === undefined) === (connectString === undefined)) throw new TypeError('createWebSocketGateway: give hosts or connectString');
   if (connectString !== undefined && connectString.includes('/')) {
-    throw new TypeError('createWebSocketGateway: a chroot cannot be applied frame for frame; use the client\'s namespace');
+    throw new TypeError("createWebSocketGateway: a chroot cannot be applied frame for frame; use the client's namespace");
   }
   const entries = (hosts ?? connectString!.split(',')).map((h) => h.trim()).filter((h) => h !== '');
   if (entries.length === 0) throw new TypeError('createWebSocketGateway: no ZooKeeper hosts');
@@ -97,13 +103,21 @@ export function gatewayTargets(options: Pick<WebSocketGatewayOptions, 'hosts' | 
     }
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = url.port === '' ? 2181 : Number(url.port);
-    if (host === '' || url.pathname !== '' || url.search !== '') throw new TypeError(`createWebSocketGateway: bad host ${JSON.stringify(entry)}`);
+    if (host === '' || url.pathname !== '' || url.search !== '')
+      throw new TypeError(`createWebSocketGateway: bad host ${JSON.stringify(entry)}`);
     return { host, port, name: `${url.hostname}:${port}` };
   });
 }
 
 /** Carries one WebSocket to one ZooKeeper server until either side closes. */
-function carry(ws: WebSocket, req: IncomingMessage, target: Target, maxFrameBytes: number, connectTimeoutMs: number, logger: Logger | undefined): void {
+function carry(
+  ws: WebSocket,
+  req: IncomingMessage,
+  target: Target,
+  maxFrameBytes: number,
+  connectTimeoutMs: number,
+  logger: Logger | undefined,
+): void {
   const remote = req.socket.remoteAddress;
   const tcp: Socket = netConnect({ host: target.host, port: target.port, noDelay: true });
   const reader = new FrameReader(maxFrameBytes);

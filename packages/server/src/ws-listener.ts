@@ -13,7 +13,14 @@ import type { IncomingMessage } from 'node:http';
 import { TLSSocket, type TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { AbortError, ErrorCode, ProtocolError, frame } from '@tenure/protocol';
-import { connectRequestHasReadOnly, decodeConnectRequest, decodeRequest, encodeConnectResponse, encodeNotificationFrame, encodeReplyFrame } from '@tenure/protocol';
+import {
+  connectRequestHasReadOnly,
+  decodeConnectRequest,
+  decodeRequest,
+  encodeConnectResponse,
+  encodeNotificationFrame,
+  encodeReplyFrame,
+} from '@tenure/protocol';
 import type { CloseReason, Reply, WatcherEvent } from '@tenure/protocol';
 import type { AcceptResult, FrontDoor, PeerInfo } from './front-door.js';
 import type { ConnectionSink, ServerConnection } from './server-connection.js';

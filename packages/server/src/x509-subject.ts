@@ -64,7 +64,7 @@ function readTlv(der: Uint8Array, at: number, limit: number): Tlv {
 
 function children(der: Uint8Array, parent: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let p = parent.start; p < parent.end; ) {
+  for (let p = parent.start; p < parent.end;) {
     const t = readTlv(der, p, parent.end);
     out.push(t);
     p = t.end;

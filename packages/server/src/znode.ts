@@ -43,7 +43,6 @@ export class ZNode {
     this.sessionOwner = o === 0n || o === CONTAINER_EPHEMERAL_OWNER || ttlFromEphemeralOwner(o) !== undefined ? 0n : o;
   }
 
-
   get children(): ReadonlySet<string> {
     return this.childSet ?? NO_CHILDREN;
   }

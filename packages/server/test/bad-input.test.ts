@@ -27,9 +27,17 @@ describe('unknown and refused ops', () => {
     server = createEmbeddedServer();
     const s = await open(server.transport());
     const zxid = server.zxid;
-    expect(await s.conn.send({ type: OpCode.check, path: '/', version: 7 })).toEqual({ zxid: zxid + 1n, err: ErrorCode.BADVERSION, response: undefined });
+    expect(await s.conn.send({ type: OpCode.check, path: '/', version: 7 })).toEqual({
+      zxid: zxid + 1n,
+      err: ErrorCode.BADVERSION,
+      response: undefined,
+    });
     expect((await s.conn.send({ type: OpCode.check, path: '/none', version: -1 })).err).toBe(ErrorCode.NONODE);
-    expect(await s.conn.send({ type: OpCode.check, path: '/', version: -1 })).toEqual({ zxid: -1n, err: ErrorCode.UNIMPLEMENTED, response: undefined });
+    expect(await s.conn.send({ type: OpCode.check, path: '/', version: -1 })).toEqual({
+      zxid: -1n,
+      err: ErrorCode.UNIMPLEMENTED,
+      response: undefined,
+    });
     await s.closed;
   });
 
@@ -86,8 +94,14 @@ describe('malformed records', () => {
     ['a multi op that is null', { type: OpCode.multi, ops: [null] }],
     ['a multi op with an unknown type', { type: OpCode.multi, ops: [{ type: OpCode.sync, path: '/' }] }],
     ['a multi op with a bad field', { type: OpCode.multi, ops: [{ type: OpCode.delete, path: '/x', version: 'any' }] }],
-    ['setWatches lists holding numbers', { type: OpCode.setWatches, relativeZxid: 0n, dataWatches: [1], existWatches: [], childWatches: [] }],
-    ['a relativeZxid beyond int64', { type: OpCode.setWatches, relativeZxid: 1n << 64n, dataWatches: [], existWatches: [], childWatches: [] }],
+    [
+      'setWatches lists holding numbers',
+      { type: OpCode.setWatches, relativeZxid: 0n, dataWatches: [1], existWatches: [], childWatches: [] },
+    ],
+    [
+      'a relativeZxid beyond int64',
+      { type: OpCode.setWatches, relativeZxid: 1n << 64n, dataWatches: [], existWatches: [], childWatches: [] },
+    ],
   ];
   for (const [what, req] of cases) {
     test(`${what} is MARSHALLINGERROR; the connection stays usable`, async () => {

@@ -53,7 +53,14 @@ function rawHandshake(connectString: string): Promise<Buffer> {
       clearTimeout(timer);
       resolve(got);
     });
-    s.write(frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false }, true)));
+    s.write(
+      frame(
+        encodeConnectRequest(
+          { protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false },
+          true,
+        ),
+      ),
+    );
   });
 }
 
@@ -84,7 +91,10 @@ describe('maxClientCnxns', () => {
   test('the in-process front door has the same limit; 0 (the library default) is no limit', async () => {
     server = createEmbeddedServer({ tickMs: 200, maxClientCnxns: 1 });
     sessions.push(await open(server.transport()));
-    await expect(tryOpen(server.transport())).rejects.toMatchObject({ name: 'ConnectionLossError', message: expect.stringMatching(/Too many connections/) });
+    await expect(tryOpen(server.transport())).rejects.toMatchObject({
+      name: 'ConnectionLossError',
+      message: expect.stringMatching(/Too many connections/),
+    });
     await server.close();
     server = createEmbeddedServer({ tickMs: 200 });
     for (let i = 0; i < 100; i++) sessions.push(await open(server.transport()));
@@ -102,7 +112,10 @@ describe('maxClientCnxns', () => {
 });
 
 describe('globalOutstandingLimit', () => {
-  async function pipelineWhilePaused(limit: number, count: number): Promise<{ outstandingDuringPause: number; readingDuringPause: boolean; order: number[] }> {
+  async function pipelineWhilePaused(
+    limit: number,
+    count: number,
+  ): Promise<{ outstandingDuringPause: number; readingDuringPause: boolean; order: number[] }> {
     const connectString = await start({ globalOutstandingLimit: limit });
     const s = await open(zookeeper(connectString));
     sessions.push(s);

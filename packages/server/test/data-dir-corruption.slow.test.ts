@@ -52,7 +52,20 @@ function treeText(server: EmbeddedServer): string {
     if (n === undefined) return;
     const s = n.stat;
     out.push(
-      [path, n.data === null ? '-' : n.data.toString('hex'), JSON.stringify(n.acl), s.czxid, s.mzxid, s.pzxid, s.ctime, s.mtime, s.version, s.cversion, s.aversion, s.ephemeralOwner].join(' '),
+      [
+        path,
+        n.data === null ? '-' : n.data.toString('hex'),
+        JSON.stringify(n.acl),
+        s.czxid,
+        s.mzxid,
+        s.pzxid,
+        s.ctime,
+        s.mtime,
+        s.version,
+        s.cversion,
+        s.aversion,
+        s.ephemeralOwner,
+      ].join(' '),
     );
     for (const c of [...n.children].sort()) visit(path === '/' ? `/${c}` : `${path}/${c}`);
   };
@@ -101,7 +114,13 @@ beforeAll(async () => {
     };
     await send(a, { type: OpCode.create, path: '/q', data: Buffer.from('queue'), acl, flags: 0 });
     for (let i = 0; i < 40; i++) {
-      await send(a, { type: OpCode.create, path: '/q/item-', data: Buffer.alloc(20 + (i % 7) * 30, i), acl, flags: CreateMode.PERSISTENT_SEQUENTIAL });
+      await send(a, {
+        type: OpCode.create,
+        path: '/q/item-',
+        data: Buffer.alloc(20 + (i % 7) * 30, i),
+        acl,
+        flags: CreateMode.PERSISTENT_SEQUENTIAL,
+      });
       if (i % 3 === 0) await send(b, { type: OpCode.setData, path: '/q', data: Buffer.from(`v${i}`), version: -1 });
       if (i % 5 === 4) await send(b, { type: OpCode.delete, path: `/q/item-${String(i - 2).padStart(10, '0')}`, version: -1 });
       if (i % 8 === 0) await send(b, { type: OpCode.create, path: `/e${i}`, data: null, acl, flags: CreateMode.EPHEMERAL });
@@ -143,7 +162,12 @@ test(`recovery with one damaged byte: ${CASES} seeded cases (seed ${SEED}) start
   const snaps = names.filter((n) => n.startsWith('snapshot.')).sort(byZxid);
   const records = new Map(logs.map((n) => [n, logRecords(readFileSync(join(dir, n)))]));
   const rand = prng(SEED);
-  const counts: Record<Outcome, number> & Record<string, number> = { 'started-complete': 0, 'started-truncated-at-tail': 0, 'fell-back': 0, refused: 0 };
+  const counts: Record<Outcome, number> & Record<string, number> = {
+    'started-complete': 0,
+    'started-truncated-at-tail': 0,
+    'fell-back': 0,
+    refused: 0,
+  };
   const byFile = { log: 0, snapshot: 0 };
   const cases: string[] = [];
   for (let i = 0; i < CASES; i++) {
@@ -204,7 +228,10 @@ test(`recovery with one damaged byte: ${CASES} seeded cases (seed ${SEED}) start
       expect(treeText(server), `${label}: tree`).toBe(states.get(zxid));
       if (zxid < finalZxid) {
         // Only a damaged last record may be dropped (a torn tail); damage with records after it refuses.
-        expect(isLog && file === lastLog && pos >= lastRecord.start, `${label}: started at 0x${zxid.toString(16)}, dropping records after the damage`).toBe(true);
+        expect(
+          isLog && file === lastLog && pos >= lastRecord.start,
+          `${label}: started at 0x${zxid.toString(16)}, dropping records after the damage`,
+        ).toBe(true);
       }
       const loaded = server.storageStats!.recovered.snapshotZxid!;
       if (loaded < zxidOf(snaps[snaps.length - 1]!)) outcome = 'fell-back';
@@ -227,8 +254,14 @@ test(`recovery with one damaged byte: ${CASES} seeded cases (seed ${SEED}) start
         const recs = records.get(file)!;
         const damaged = recs.findIndex((r) => pos < r.end);
         const laterLog = logs.indexOf(file) < logs.length - 1;
-        expect(pos < 16 || laterLog || (damaged >= 0 && damaged < recs.length - 1), `${label}: refused a torn tail (${err.message})`).toBe(true);
-        if (pos >= 16) expect(recs.some((r) => r.start === err.offset), `${label}: offset ${err.offset} is no record start`).toBe(true);
+        expect(pos < 16 || laterLog || (damaged >= 0 && damaged < recs.length - 1), `${label}: refused a torn tail (${err.message})`).toBe(
+          true,
+        );
+        if (pos >= 16)
+          expect(
+            recs.some((r) => r.start === err.offset),
+            `${label}: offset ${err.offset} is no record start`,
+          ).toBe(true);
       } else {
         // A snapshot: refused only when no valid one is left (this is the only snapshot).
         expect(snaps.length, `${label}: refused though older snapshots exist (${err.message})`).toBe(1);
@@ -240,7 +273,9 @@ test(`recovery with one damaged byte: ${CASES} seeded cases (seed ${SEED}) start
     counts[outcome]++;
     cases.push(`${label}: ${outcome}`);
   }
-  console.log(`data-dir corruption, seed ${SEED}: ${JSON.stringify(counts)}; damaged files: ${JSON.stringify(byFile)}\n${cases.join('\n')}`);
+  console.log(
+    `data-dir corruption, seed ${SEED}: ${JSON.stringify(counts)}; damaged files: ${JSON.stringify(byFile)}\n${cases.join('\n')}`,
+  );
   expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(CASES);
 }, 300_000);
 
@@ -258,7 +293,9 @@ function damagedCopy(name: string, file: string, pos: number): { dir: string; pa
 }
 
 test('the tenure-server process: damage in the middle exits 1 with a fatal log line naming the file and offset; a damaged last record is cut and it serves', async () => {
-  const logs = readdirSync(join(pristine, 'version-2')).filter((n) => n.startsWith('log.')).sort(byZxid);
+  const logs = readdirSync(join(pristine, 'version-2'))
+    .filter((n) => n.startsWith('log.'))
+    .sort(byZxid);
   const last = logs[logs.length - 1]!;
   const recs = logRecords(readFileSync(join(pristine, 'version-2', last)));
   expect(recs.length).toBeGreaterThan(2);

@@ -37,7 +37,8 @@ async function dirWithCreates(n: number): Promise<{ dir: string; log: string; zx
   const a = server(dir);
   const s = await open(a.transport());
   const zxids: bigint[] = [];
-  for (let i = 0; i < n; i++) zxids.push((await s.conn.send({ type: OpCode.create, path: `/n${i}`, data: Buffer.from('x'), acl, flags: 0 })).zxid);
+  for (let i = 0; i < n; i++)
+    zxids.push((await s.conn.send({ type: OpCode.create, path: `/n${i}`, data: Buffer.from('x'), acl, flags: 0 })).zxid);
   await a.close();
   servers.splice(servers.indexOf(a), 1);
   const name = readdirSync(join(dir, 'version-2')).find((f) => f.startsWith('log.'))!;
@@ -103,24 +104,39 @@ test('a failed multi logged as ZooKeeper logs it (the ops before the failure, th
 test('replay over a fuzzy snapshot moves the parent as DataTree does: pzxid on a delete of a gone child, cversion on a create of an existing one', () => {
   const tree = new DataTree(true);
   const sessions = new Map<bigint, number>();
-  applyTxn(tree, sessions, { header: header(10n, OpCode.create), body: { type: OpCode.create, path: '/p', data: null, acl, ephemeral: false, parentCVersion: -1 } });
+  applyTxn(tree, sessions, {
+    header: header(10n, OpCode.create),
+    body: { type: OpCode.create, path: '/p', data: null, acl, ephemeral: false, parentCVersion: -1 },
+  });
   // A delete of a child the snapshot no longer has: the parent's pzxid still moves.
   applyTxn(tree, sessions, { header: header(12n, OpCode.delete), body: { type: OpCode.delete, path: '/p/gone' } });
   expect(tree.get('/p')!.pzxid).toBe(12n);
   // A create (type 1) of a child the snapshot already has: the parent takes the txn's cversion and zxid.
-  applyTxn(tree, sessions, { header: header(13n, OpCode.create), body: { type: OpCode.create, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: -1 } });
+  applyTxn(tree, sessions, {
+    header: header(13n, OpCode.create),
+    body: { type: OpCode.create, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: -1 },
+  });
   const p = tree.get('/p')!;
-  applyTxn(tree, sessions, { header: header(20n, OpCode.create), body: { type: OpCode.create, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: 5 } });
+  applyTxn(tree, sessions, {
+    header: header(20n, OpCode.create),
+    body: { type: OpCode.create, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: 5 },
+  });
   expect([p.cversion, p.pzxid]).toEqual([5, 20n]);
   // Never backwards.
-  applyTxn(tree, sessions, { header: header(21n, OpCode.create), body: { type: OpCode.create, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: 2 } });
+  applyTxn(tree, sessions, {
+    header: header(21n, OpCode.create),
+    body: { type: OpCode.create, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: 2 },
+  });
   expect([p.cversion, p.pzxid]).toEqual([5, 20n]);
   // create2 is not adjusted (ZooKeeper checks the header type against create only).
-  applyTxn(tree, sessions, { header: header(22n, OpCode.create2), body: { type: OpCode.create2, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: 9 } });
+  applyTxn(tree, sessions, {
+    header: header(22n, OpCode.create2),
+    body: { type: OpCode.create2, path: '/p/c', data: null, acl, ephemeral: false, parentCVersion: 9 },
+  });
   expect([p.cversion, p.pzxid]).toEqual([5, 20n]);
 });
 
-test("the tree digest hashes /zookeeper itself and skips only what lies under /zookeeper/", () => {
+test('the tree digest hashes /zookeeper itself and skips only what lies under /zookeeper/', () => {
   const tree = new DataTree(true);
   expect(nodeDigest('/zookeeper', tree.get('/zookeeper')!)).not.toBe(0);
   expect(nodeDigest('/zookeeper/quota', tree.get('/zookeeper/quota')!)).toBe(0);

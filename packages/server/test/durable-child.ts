@@ -11,7 +11,13 @@ export interface DurableChild {
   /** What it printed so far. */
   output(): string;
   /** The `recovered` line's stats. */
-  recovered: { durableZxid: string; commits: number; txns: number; snapshots: number; recovered: { replayed: number; snapshotZxid?: string } };
+  recovered: {
+    durableZxid: string;
+    commits: number;
+    txns: number;
+    snapshots: number;
+    recovered: { replayed: number; snapshotZxid?: string };
+  };
   kill(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
   child: ChildProcess;
@@ -58,7 +64,10 @@ export async function startDurable(args: string[], timeoutMs = 60_000): Promise<
 }
 
 /** Runs the child on a dir expected to be refused; resolves with its output and exit code. */
-export async function runDurable(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; output: string; child?: DurableChild }> {
+export async function runDurable(
+  args: string[],
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: string; child?: DurableChild }> {
   try {
     const child = await startDurable(args, timeoutMs);
     return { code: null, output: child.output(), child };

@@ -106,7 +106,12 @@ test('sessions survive a reopen with their id, password and ephemerals; one that
   const { sessionId, passwd } = s.conn;
   await a.close();
   const b = server(dir, { tickMs: 100, minSessionTimeoutMs: 200 });
-  expect(b.sessions().map((x) => x.sessionId).sort()).toEqual([sessionId, gone.conn.sessionId].sort());
+  expect(
+    b
+      .sessions()
+      .map((x) => x.sessionId)
+      .sort(),
+  ).toEqual([sessionId, gone.conn.sessionId].sort());
   const back = await open(b.transport(), { sessionId, passwd, timeoutMs: 2000 });
   expect(back.conn.sessionId).toBe(sessionId);
   expect(b.node('/e')?.stat.ephemeralOwner).toBe(sessionId);

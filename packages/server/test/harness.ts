@@ -12,11 +12,7 @@ export interface RawSession {
   eventCount(n: number, timeoutMs?: number): Promise<WatcherEvent[]>;
 }
 
-export async function open(
-  transport: Transport,
-  params: Partial<ConnectParams> = {},
-  host = transport.hosts[0]!,
-): Promise<RawSession> {
+export async function open(transport: Transport, params: Partial<ConnectParams> = {}, host = transport.hosts[0]!): Promise<RawSession> {
   const s = await tryOpen(transport, params, host);
   if (s === 'expired') throw new Error('session expired');
   return s;

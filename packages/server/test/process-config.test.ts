@@ -104,7 +104,15 @@ describe('zoo.cfg', () => {
   test("ZooKeeper's defaults: in memory, port 2181, 60 connections per address, srvr only, no TTL nodes", () => {
     const { settings } = loadSettings([]);
     expect(settings).toEqual(defaultSettings());
-    expect(settings).toMatchObject({ clientPort: 2181, tickTime: 3000, maxClientCnxns: 60, globalOutstandingLimit: 1000, fourLetterWords: ['srvr'], extendedTypesEnabled: false, forceSync: true });
+    expect(settings).toMatchObject({
+      clientPort: 2181,
+      tickTime: 3000,
+      maxClientCnxns: 60,
+      globalOutstandingLimit: 1000,
+      fourLetterWords: ['srvr'],
+      extendedTypesEnabled: false,
+      forceSync: true,
+    });
     expect(serverOptions(settings, undefined)).toMatchObject({ minSessionTimeoutMs: 6000, maxSessionTimeoutMs: 60000 });
     expect(serverOptions(settings, undefined)).not.toHaveProperty('dataDir');
   });
@@ -123,7 +131,10 @@ describe('zoo.cfg', () => {
   test('an unknown key is a warning naming the file, the line and the key; the rest is applied', () => {
     const { settings, warnings } = loadSettings(['--config', cfg('tickTime=100\nfancyFeature=on\nadmin.serverPort=8080\n')]);
     expect(settings.tickTime).toBe(100);
-    expect(warnings).toEqual([expect.stringMatching(/zoo\d+\.cfg:2: unknown key fancyFeature; ignored/), expect.stringMatching(/:3: admin\.serverPort is not served by tenure-server/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/zoo\d+\.cfg:2: unknown key fancyFeature; ignored/),
+      expect.stringMatching(/:3: admin\.serverPort is not served by tenure-server/),
+    ]);
   });
 
   test.each([
@@ -135,8 +146,16 @@ describe('zoo.cfg', () => {
     ['extendedTypesEnabled=1', 'extendedTypesEnabled', /bad value for extendedTypesEnabled/],
     ['jute.maxbuffer=1MB', 'jute.maxbuffer', /bad value for jute.maxbuffer/],
     ['dataDir=', 'dataDir', /bad value for dataDir: is empty/],
-    ['metricsProvider.className=com.example.Other', 'metricsProvider.className', /only org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider/],
-    ['minSessionTimeout=9000\nmaxSessionTimeout=4000', 'minSessionTimeout', /minSessionTimeout \(9000\) must not be larger than maxSessionTimeout \(4000\)/],
+    [
+      'metricsProvider.className=com.example.Other',
+      'metricsProvider.className',
+      /only org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider/,
+    ],
+    [
+      'minSessionTimeout=9000\nmaxSessionTimeout=4000',
+      'minSessionTimeout',
+      /minSessionTimeout \(9000\) must not be larger than maxSessionTimeout \(4000\)/,
+    ],
     ['dataLogDir=/x', 'dataLogDir', /dataLogDir is set without dataDir/],
   ])('a bad value is an error that names the key: %s', (text, key, message) => {
     const err = configError(() => loadSettings(['--config', cfg(text)]));
@@ -144,14 +163,19 @@ describe('zoo.cfg', () => {
     expect(err.message).toMatch(message);
   });
 
-  test.each(['server.1=zk1:2888:3888', 'initLimit=10', 'syncLimit=5', 'group.1=1:2', 'dynamicConfigFile=/x'])('an ensemble key is an error explaining standalone: %s', (line) => {
-    const err = configError(() => loadSettings(['--config', cfg(`tickTime=2000\n${line}\n`)]));
-    expect(err.key).toBe(line.split('=')[0]);
-    expect(err.message).toMatch(/:2: .* is an ensemble setting; tenure-server is a standalone server.*ZooKeeper ensemble/);
-  });
+  test.each(['server.1=zk1:2888:3888', 'initLimit=10', 'syncLimit=5', 'group.1=1:2', 'dynamicConfigFile=/x'])(
+    'an ensemble key is an error explaining standalone: %s',
+    (line) => {
+      const err = configError(() => loadSettings(['--config', cfg(`tickTime=2000\n${line}\n`)]));
+      expect(err.key).toBe(line.split('=')[0]);
+      expect(err.message).toMatch(/:2: .* is an ensemble setting; tenure-server is a standalone server.*ZooKeeper ensemble/);
+    },
+  );
 
   test('TLS keys: a bad value names its key; secureClientPort without a key store is an error', () => {
-    expect(configError(() => loadSettings(['--config', cfg('secureClientPort=2281\n')])).message).toMatch(/secureClientPort needs ssl\.keyStore\.location/);
+    expect(configError(() => loadSettings(['--config', cfg('secureClientPort=2281\n')])).message).toMatch(
+      /secureClientPort needs ssl\.keyStore\.location/,
+    );
     expect(configError(() => loadSettings(['--config', cfg('ssl.clientAuth=maybe\n')])).key).toBe('ssl.clientAuth');
     expect(configError(() => loadSettings(['--config', cfg('secureClientPort=x\n')])).message).toMatch(/bad value for secureClientPort/);
   });
@@ -163,15 +187,37 @@ describe('zoo.cfg', () => {
   });
 
   test('a config file that cannot be read is an error naming it', () => {
-    expect(configError(() => loadSettings(['--config', join(dir, 'missing.cfg')])).message).toMatch(/cannot read the config file .*missing\.cfg/);
+    expect(configError(() => loadSettings(['--config', join(dir, 'missing.cfg')])).message).toMatch(
+      /cannot read the config file .*missing\.cfg/,
+    );
   });
 });
 
 describe('flags', () => {
   test('flags override the file, in either `--flag value` or `--flag=value` form', () => {
     const path = cfg('clientPort=2182\ntickTime=2000\ndataDir=/from/file\nforceSync=yes\n');
-    const { settings } = loadSettings(['--config', path, '--port', '3000', '--tick-time=250', '--data-dir', '/from/flag', '--force-sync=no', '--log-level', 'debug', '--metrics-port', '0']);
-    expect(settings).toMatchObject({ clientPort: 3000, tickTime: 250, dataDir: '/from/flag', forceSync: false, logLevel: 'debug', metricsPort: 0 });
+    const { settings } = loadSettings([
+      '--config',
+      path,
+      '--port',
+      '3000',
+      '--tick-time=250',
+      '--data-dir',
+      '/from/flag',
+      '--force-sync=no',
+      '--log-level',
+      'debug',
+      '--metrics-port',
+      '0',
+    ]);
+    expect(settings).toMatchObject({
+      clientPort: 3000,
+      tickTime: 250,
+      dataDir: '/from/flag',
+      forceSync: false,
+      logLevel: 'debug',
+      metricsPort: 0,
+    });
   });
 
   test('zkServer.sh style: the config file as a bare argument', () => {

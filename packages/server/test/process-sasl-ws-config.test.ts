@@ -64,7 +64,9 @@ describe('JAAS', () => {
       /no DigestLoginModule entry \(com\.sun\.security\.auth\.module\.Krb5LoginModule\); tenure-server serves DIGEST-MD5 only/,
     );
     expect(() => jaasServerUsers('Server { org.apache.zookeeper.server.auth.DigestLoginModule required; };')).toThrow(/no user_<name>/);
-    expect(() => jaasServerUsers('Server { org.apache.zookeeper.server.auth.DigestLoginModule required user_a="x"')).toThrow(/the file ends/);
+    expect(() => jaasServerUsers('Server { org.apache.zookeeper.server.auth.DigestLoginModule required user_a="x"')).toThrow(
+      /the file ends/,
+    );
     expect(() => jaasServerUsers('Server { M required user_a="x; };')).toThrow(/unterminated quoted value/);
   });
 });
@@ -73,18 +75,28 @@ describe('SASL keys', () => {
   test('java.security.auth.login.config (or --jaas-config) gives createEmbeddedServer its sasl users', () => {
     const jaas = file(JAAS);
     const { settings } = loadSettings(['--config', file(`clientPort=0\njava.security.auth.login.config=${jaas}\n`)]);
-    expect(serverOptions(settings, undefined).sasl).toEqual({ users: { super: 'adminsecret', bob: 'bob\'s "secret"', alice: 'alicesecret' } });
+    expect(serverOptions(settings, undefined).sasl).toEqual({
+      users: { super: 'adminsecret', bob: 'bob\'s "secret"', alice: 'alicesecret' },
+    });
     expect(loadSettings(['--jaas-config', jaas]).settings.saslUsers).toMatchObject({ bob: expect.any(String) });
   });
 
   test('sasl.usersFile (or --sasl-users-file): name=password lines; it wins over JAAS for a name in both', () => {
     const users = file('# users\nbob=other\ncarol = c\n');
     expect(loadSettings(['--sasl-users-file', users]).settings.saslUsers).toEqual({ bob: 'other', carol: 'c' });
-    expect(loadSettings(['--sasl-users-file', users, '--jaas-config', file(JAAS)]).settings.saslUsers).toEqual({ super: 'adminsecret', bob: 'other', alice: 'alicesecret', carol: 'c' });
+    expect(loadSettings(['--sasl-users-file', users, '--jaas-config', file(JAAS)]).settings.saslUsers).toEqual({
+      super: 'adminsecret',
+      bob: 'other',
+      alice: 'alicesecret',
+      carol: 'c',
+    });
   });
 
   test('without either there are no SASL users; with SASLAuthenticationProvider named there is no warning', () => {
-    const { settings, warnings } = loadSettings(['--config', file('clientPort=0\nauthProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\nauthProvider.2=com.example.Mine\n')]);
+    const { settings, warnings } = loadSettings([
+      '--config',
+      file('clientPort=0\nauthProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\nauthProvider.2=com.example.Mine\n'),
+    ]);
     expect(settings.saslUsers).toBeUndefined();
     expect(serverOptions(settings, undefined).sasl).toBeUndefined();
     expect(warnings).toEqual([expect.stringMatching(/:3: authProvider\.2 is not served by tenure-server; ignored/)]);
@@ -98,7 +110,10 @@ describe('SASL keys', () => {
     const kerberos = file('Server { com.sun.security.auth.module.Krb5LoginModule required; };');
     expect(configError(() => loadSettings(['--jaas-config', kerberos])).message).toMatch(/DIGEST-MD5 only/);
     const empty = file('# nobody\n');
-    expect(configError(() => loadSettings(['--sasl-users-file', empty]))).toMatchObject({ key: 'sasl.usersFile', message: expect.stringMatching(/has no name=password lines/) });
+    expect(configError(() => loadSettings(['--sasl-users-file', empty]))).toMatchObject({
+      key: 'sasl.usersFile',
+      message: expect.stringMatching(/has no name=password lines/),
+    });
   });
 });
 
@@ -106,10 +121,19 @@ describe('WebSocket keys', () => {
   test('webSocketPort, webSocketPortAddress, webSocketPath, webSocketOrigins from the file, and their flags', () => {
     const { settings } = loadSettings([
       '--config',
-      file('clientPort=2181\nwebSocketPort=8080\nwebSocketPortAddress=127.0.0.1\nwebSocketPath=/zk\nwebSocketOrigins=https://app.example.com, http://localhost:3000\n'),
+      file(
+        'clientPort=2181\nwebSocketPort=8080\nwebSocketPortAddress=127.0.0.1\nwebSocketPath=/zk\nwebSocketOrigins=https://app.example.com, http://localhost:3000\n',
+      ),
     ]);
-    expect(settings).toMatchObject({ webSocketPort: 8080, webSocketPortAddress: '127.0.0.1', webSocketPath: '/zk', webSocketOrigins: ['https://app.example.com', 'http://localhost:3000'] });
-    expect(loadSettings(['--ws-port', '0', '--ws-host', '::1', '--ws-path', '/x', '--ws-origins', 'https://a.example']).settings).toMatchObject({
+    expect(settings).toMatchObject({
+      webSocketPort: 8080,
+      webSocketPortAddress: '127.0.0.1',
+      webSocketPath: '/zk',
+      webSocketOrigins: ['https://app.example.com', 'http://localhost:3000'],
+    });
+    expect(
+      loadSettings(['--ws-port', '0', '--ws-host', '::1', '--ws-path', '/x', '--ws-origins', 'https://a.example']).settings,
+    ).toMatchObject({
       webSocketPort: 0,
       webSocketPortAddress: '::1',
       webSocketPath: '/x',
@@ -118,9 +142,15 @@ describe('WebSocket keys', () => {
   });
 
   test('bad values name the key; the client port twice is an error', () => {
-    expect(configError(() => loadSettings(['--ws-path', 'zk'])).message).toMatch(/--ws-path: bad value for webSocketPath: "zk" does not start with \//);
-    expect(configError(() => loadSettings(['--ws-origins', 'example.com'])).message).toMatch(/bad value for webSocketOrigins: "example.com" is not an origin/);
+    expect(configError(() => loadSettings(['--ws-path', 'zk'])).message).toMatch(
+      /--ws-path: bad value for webSocketPath: "zk" does not start with \//,
+    );
+    expect(configError(() => loadSettings(['--ws-origins', 'example.com'])).message).toMatch(
+      /bad value for webSocketOrigins: "example.com" is not an origin/,
+    );
     expect(configError(() => loadSettings(['--ws-port', 'x'])).key).toBe('webSocketPort');
-    expect(configError(() => loadSettings(['--port', '2181', '--ws-port', '2181'])).message).toMatch(/webSocketPort 2181 is the clientPort too/);
+    expect(configError(() => loadSettings(['--port', '2181', '--ws-port', '2181'])).message).toMatch(
+      /webSocketPort 2181 is the clientPort too/,
+    );
   });
 });

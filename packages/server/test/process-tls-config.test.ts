@@ -43,8 +43,14 @@ describe('key and trust stores', () => {
     expect(splitPem(o.cert as string).certs).toHaveLength(2);
     expect(o.ca).toEqual(splitPem(certs.pem.ca.cert).certs);
     expect(o).toMatchObject({ requestCert: true, rejectUnauthorized: true });
-    expect(tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.clientAuth': 'want' })).toMatchObject({ requestCert: true, rejectUnauthorized: false });
-    expect(tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.clientAuth': 'NONE' })).toMatchObject({ requestCert: false, rejectUnauthorized: false });
+    expect(tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.clientAuth': 'want' })).toMatchObject({
+      requestCert: true,
+      rejectUnauthorized: false,
+    });
+    expect(tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.clientAuth': 'NONE' })).toMatchObject({
+      requestCert: false,
+      rejectUnauthorized: false,
+    });
   });
 
   test('PKCS12 key store with its password, by extension or ssl.keyStore.type', () => {
@@ -54,21 +60,33 @@ describe('key and trust stores', () => {
     const copy = join(dir, 'server-store');
     writeFileSync(copy, o.pfx as Buffer);
     expect(tlsServerOptions({ 'ssl.keyStore.location': copy, 'ssl.keyStore.password': STORE_PASSWORD }).pfx).toBeDefined(); // sniffed: not PEM
-    expect(tlsServerOptions({ 'ssl.keyStore.location': copy, 'ssl.keyStore.type': 'PKCS12', 'ssl.keyStore.password': STORE_PASSWORD }).pfx).toBeDefined();
+    expect(
+      tlsServerOptions({ 'ssl.keyStore.location': copy, 'ssl.keyStore.type': 'PKCS12', 'ssl.keyStore.password': STORE_PASSWORD }).pfx,
+    ).toBeDefined();
   });
 
   test('refusals name the key: a wrong password, a PKCS12 trust store, JKS, a PEM without a key, a missing file', () => {
-    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': certs.stores.server, 'ssl.keyStore.password': 'wrong' }))).toMatchObject({
+    expect(
+      configError(() => tlsServerOptions({ 'ssl.keyStore.location': certs.stores.server, 'ssl.keyStore.password': 'wrong' })),
+    ).toMatchObject({
       key: 'ssl.keyStore.location',
       message: expect.stringMatching(/Node cannot use the TLS stores .*is ssl\.keyStore\.password right/),
     });
-    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.trustStore.location': certs.stores.truststore }))).toMatchObject({
+    expect(
+      configError(() => tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.trustStore.location': certs.stores.truststore })),
+    ).toMatchObject({
       key: 'ssl.trustStore.location',
       message: expect.stringMatching(/cannot read a PKCS12 trust store .*openssl pkcs12 -in .* -nokeys/),
     });
-    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.keyStore.type': 'JKS' })).message).toMatch(/JKS stores are Java-only/);
-    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': trustStore })).message).toMatch(/must hold one private key and its certificate chain in PEM \(it has 0 key\(s\), 1 certificate\(s\)\)/);
-    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': join(dir, 'nope.pem') })).message).toMatch(/^ssl\.keyStore\.location: cannot read .*nope\.pem: ENOENT/);
+    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': keyStore, 'ssl.keyStore.type': 'JKS' })).message).toMatch(
+      /JKS stores are Java-only/,
+    );
+    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': trustStore })).message).toMatch(
+      /must hold one private key and its certificate chain in PEM \(it has 0 key\(s\), 1 certificate\(s\)\)/,
+    );
+    expect(configError(() => tlsServerOptions({ 'ssl.keyStore.location': join(dir, 'nope.pem') })).message).toMatch(
+      /^ssl\.keyStore\.location: cannot read .*nope\.pem: ENOENT/,
+    );
     expect(configError(() => tlsServerOptions({})).message).toMatch(/secureClientPort needs ssl\.keyStore\.location/);
   });
 });
@@ -80,7 +98,7 @@ describe('zoo.cfg', () => {
     return path;
   };
 
-  test("a ZooKeeper TLS config is read as it is (serverCnxnFactory is no warning); --secure-port and --secure-host", () => {
+  test('a ZooKeeper TLS config is read as it is (serverCnxnFactory is no warning); --secure-port and --secure-host', () => {
     const { settings, warnings } = loadSettings([
       '--config',
       cfg(
@@ -93,17 +111,26 @@ describe('zoo.cfg', () => {
     expect(settings.tls).toMatchObject({ requestCert: true, rejectUnauthorized: false });
     // ZooKeeper takes any authProvider.<suffix>; the built-in providers are no warning.
     expect(warnings).toEqual([]);
-    expect(loadSettings(['--secure-port', '0', '--secure-host', '127.0.0.1', '--config', cfg(`ssl.keyStore.location=${keyStore}\n`)]).settings).toMatchObject({
+    expect(
+      loadSettings(['--secure-port', '0', '--secure-host', '127.0.0.1', '--config', cfg(`ssl.keyStore.location=${keyStore}\n`)]).settings,
+    ).toMatchObject({
       secureClientPort: 0,
       secureClientPortAddress: '127.0.0.1',
     });
   });
 
   test('bad values name the key; ssl.* without a TLS port is a warning; a port used twice is an error', () => {
-    expect(configError(() => loadSettings(['--config', cfg('ssl.clientAuth=maybe\n')])).message).toMatch(/:1: bad value for ssl\.clientAuth: "maybe" is not need, want, none/);
+    expect(configError(() => loadSettings(['--config', cfg('ssl.clientAuth=maybe\n')])).message).toMatch(
+      /:1: bad value for ssl\.clientAuth: "maybe" is not need, want, none/,
+    );
     expect(configError(() => loadSettings(['--config', cfg('ssl.keyStore.type=BKS\n')])).key).toBe('ssl.keyStore.type');
-    expect(loadSettings(['--config', cfg(`ssl.keyStore.location=${keyStore}\n`)]).warnings).toEqual([expect.stringMatching(/ssl\.\* keys are set without secureClientPort/)]);
-    expect(configError(() => loadSettings(['--port', '2181', '--secure-port', '2181', '--config', cfg(`ssl.keyStore.location=${keyStore}\n`)])).key).toBe('secureClientPort');
+    expect(loadSettings(['--config', cfg(`ssl.keyStore.location=${keyStore}\n`)]).warnings).toEqual([
+      expect.stringMatching(/ssl\.\* keys are set without secureClientPort/),
+    ]);
+    expect(
+      configError(() => loadSettings(['--port', '2181', '--secure-port', '2181', '--config', cfg(`ssl.keyStore.location=${keyStore}\n`)]))
+        .key,
+    ).toBe('secureClientPort');
     expect(configError(() => loadSettings(['--ws-secure', 'true'])).message).toMatch(/webSocketSecure is set without webSocketPort/);
   });
 });

@@ -5,15 +5,7 @@
  */
 import { afterEach, describe, expect, test } from 'vitest';
 import { connect as netConnect } from 'node:net';
-import {
-  DigestMd5Client,
-  ErrorCode,
-  OpCode,
-  Perms,
-  type ACL,
-  type Connection,
-  type Transport,
-} from '@tenure/protocol';
+import { DigestMd5Client, ErrorCode, OpCode, Perms, type ACL, type Connection, type Transport } from '@tenure/protocol';
 import { zookeeper } from '@tenure/zookeeper';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { open } from './harness.js';
@@ -58,8 +50,16 @@ describe.each<['in-process' | 'tcp']>([['in-process'], ['tcp']])('SASL DIGEST-MD
     expect(made.err).toBe(0);
     expect((await bob.conn.send({ type: OpCode.getData, path: '/bob', watch: false })).response?.data).toEqual(Buffer.from('x'));
     // 'auth' expands to the SASL identity, as ZooKeeper's fixupACL does.
-    await bob.conn.send({ type: OpCode.create, path: '/auth', data: null, acl: [{ perms: Perms.READ, id: { scheme: 'auth', id: '' } }], flags: 0 });
-    expect((await bob.conn.send({ type: OpCode.getACL, path: '/auth' })).response?.acl).toEqual([{ perms: Perms.READ, id: { scheme: 'sasl', id: 'bob' } }]);
+    await bob.conn.send({
+      type: OpCode.create,
+      path: '/auth',
+      data: null,
+      acl: [{ perms: Perms.READ, id: { scheme: 'auth', id: '' } }],
+      flags: 0,
+    });
+    expect((await bob.conn.send({ type: OpCode.getACL, path: '/auth' })).response?.acl).toEqual([
+      { perms: Perms.READ, id: { scheme: 'sasl', id: 'bob' } },
+    ]);
 
     const alice = await open(t);
     expect(await sasl(alice.conn, 'alice', 'alicesecret')).toBe(0);
@@ -73,7 +73,10 @@ describe.each<['in-process' | 'tcp']>([['in-process'], ['tcp']])('SASL DIGEST-MD
 
   test('a wrong password and an unknown user are answered AUTHFAILED, then the connection closes', async () => {
     const t = await transport();
-    for (const [u, p] of [['bob', 'wrong'], ['mallory', 'secret']] as const) {
+    for (const [u, p] of [
+      ['bob', 'wrong'],
+      ['mallory', 'secret'],
+    ] as const) {
       const s = await open(t);
       expect(await sasl(s.conn, u, p)).toBe(ErrorCode.AUTHFAILED);
       expect((await s.closed).kind).toBe('server');
@@ -112,7 +115,7 @@ describe.each<['in-process' | 'tcp']>([['in-process'], ['tcp']])('SASL DIGEST-MD
 });
 
 describe('re-attach', () => {
-  test('over TCP, a re-attach closes the session\'s old connection first: its socket sees the close', async () => {
+  test("over TCP, a re-attach closes the session's old connection first: its socket sees the close", async () => {
     server = createEmbeddedServer({ tickMs: 200 });
     const { port, connectString } = await server.listen({ port: 0 });
     const t = zookeeper(connectString);
@@ -136,7 +139,11 @@ describe('re-attach', () => {
     // A wrong password is refused and leaves the raw connection alone.
     const wrong = Buffer.from(a.conn.passwd);
     wrong[0] = wrong[0]! ^ 1;
-    const refused = await t.connect(t.hosts[0]!, { sessionId: a.conn.sessionId, passwd: wrong, lastZxidSeen: 0n, timeoutMs: 4000, readOnly: false }, { onEvent() {}, onClose() {} });
+    const refused = await t.connect(
+      t.hosts[0]!,
+      { sessionId: a.conn.sessionId, passwd: wrong, lastZxidSeen: 0n, timeoutMs: 4000, readOnly: false },
+      { onEvent() {}, onClose() {} },
+    );
     expect(refused.kind).toBe('expired');
     expect(raw.readableEnded).toBe(false);
     // The right password, on a third connection: the raw socket sees the server close it.

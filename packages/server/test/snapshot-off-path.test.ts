@@ -47,7 +47,13 @@ async function bigServer(): Promise<Big> {
   if (big !== undefined) return big;
   const dir = mkdtempSync(join(tmpdir(), 'tenure-snap-'));
   const events: StorageEvent[] = [];
-  const server = createEmbeddedServer({ dataDir: dir, preAllocSize: 1024, snapCount: 1e9, forceSync: false, onStorageEvent: (e) => events.push(e) });
+  const server = createEmbeddedServer({
+    dataDir: dir,
+    preAllocSize: 1024,
+    snapCount: 1e9,
+    forceSync: false,
+    onStorageEvent: (e) => events.push(e),
+  });
   const { port } = await server.listen({ port: 0 });
   const s = await open(zookeeper(`127.0.0.1:${port}`), { timeoutMs: 30_000 });
   bigSessions.push(s);
@@ -58,7 +64,13 @@ async function bigServer(): Promise<Big> {
 
 function start(dir: string, events: StorageEvent[] = []): EmbeddedServer {
   // No snapshot by count: the tests take theirs with server.snapshot().
-  const s = createEmbeddedServer({ dataDir: dir, preAllocSize: 1024, snapCount: 1e9, forceSync: false, onStorageEvent: (e) => events.push(e) });
+  const s = createEmbeddedServer({
+    dataDir: dir,
+    preAllocSize: 1024,
+    snapCount: 1e9,
+    forceSync: false,
+    onStorageEvent: (e) => events.push(e),
+  });
   servers.push(s);
   return s;
 }
@@ -181,11 +193,22 @@ test('writes made during a fuzzy snapshot are all there after a restart, the tre
     (g) =>
       ok(s, {
         type: OpCode.multi,
-        ops: [create(`/big/g${g}/m`), create(`/big/g${g}/m/x`, Buffer.from('x')), { type: OpCode.setData, path: `/big/g${g}`, data: Buffer.from('multi'), version: -1 }, { type: OpCode.delete, path: `/big/g${g}/n9`, version: -1 }],
+        ops: [
+          create(`/big/g${g}/m`),
+          create(`/big/g${g}/m/x`, Buffer.from('x')),
+          { type: OpCode.setData, path: `/big/g${g}`, data: Buffer.from('multi'), version: -1 },
+          { type: OpCode.delete, path: `/big/g${g}/n9`, version: -1 },
+        ],
       }),
     // A multi that fails after a delete: the delete is rolled back (the node goes back into the tree).
     async (g) => {
-      const r = await s.conn.send({ type: OpCode.multi, ops: [{ type: OpCode.delete, path: `/big/g${g}/n11`, version: -1 }, { type: OpCode.check, path: `/big/g${g}/n12`, version: 42 }] });
+      const r = await s.conn.send({
+        type: OpCode.multi,
+        ops: [
+          { type: OpCode.delete, path: `/big/g${g}/n11`, version: -1 },
+          { type: OpCode.check, path: `/big/g${g}/n12`, version: 42 },
+        ],
+      });
       expect(JSON.stringify(r, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).toMatch(/-103|BADVERSION|badVersion/i);
     },
     (g) => ok(s, { type: OpCode.delete, path: `/big/g${g}/n${900 - g}`, version: -1 }),

@@ -96,7 +96,14 @@ class Raw {
 
   /** Sends a ConnectRequest and reads the answer. */
   async handshake(fields: Partial<Parameters<typeof encodeConnectRequest>[0]> = {}, withReadOnly = true): Promise<Buffer> {
-    this.write(frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false, ...fields }, withReadOnly)));
+    this.write(
+      frame(
+        encodeConnectRequest(
+          { protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false, ...fields },
+          withReadOnly,
+        ),
+      ),
+    );
     return this.frame();
   }
 }
@@ -212,7 +219,18 @@ describe('TCP listener', () => {
     test('a client that has seen a newer zxid is closed without an answer', async () => {
       await start();
       const r = new Raw();
-      r.write(frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 1000n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false })));
+      r.write(
+        frame(
+          encodeConnectRequest({
+            protocolVersion: 0,
+            lastZxidSeen: 1000n,
+            timeOut: 4000,
+            sessionId: 0n,
+            passwd: Buffer.alloc(16),
+            readOnly: false,
+          }),
+        ),
+      );
       expect((await r.all()).length).toBe(0);
     });
 
@@ -221,7 +239,16 @@ describe('TCP listener', () => {
       const r = new Raw();
       r.write(
         Buffer.concat([
-          frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false })),
+          frame(
+            encodeConnectRequest({
+              protocolVersion: 0,
+              lastZxidSeen: 0n,
+              timeOut: 4000,
+              sessionId: 0n,
+              passwd: Buffer.alloc(16),
+              readOnly: false,
+            }),
+          ),
           encodeRequestFrame(1, create('/early', null)),
           encodeRequestFrame(2, { type: OpCode.exists, path: '/early', watch: false }),
         ]),
@@ -234,7 +261,16 @@ describe('TCP listener', () => {
     test('a frame split into single bytes is read whole', async () => {
       await start();
       const r = new Raw();
-      const hello = frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false }));
+      const hello = frame(
+        encodeConnectRequest({
+          protocolVersion: 0,
+          lastZxidSeen: 0n,
+          timeOut: 4000,
+          sessionId: 0n,
+          passwd: Buffer.alloc(16),
+          readOnly: false,
+        }),
+      );
       const bytes = Buffer.concat([hello, encodeRequestFrame(1, { type: OpCode.exists, path: '/', watch: false })]);
       for (let i = 0; i < bytes.length; i++) {
         r.write(bytes.subarray(i, i + 1));
@@ -358,7 +394,7 @@ describe('TCP listener', () => {
       await start({ maxBufferBytes: 4096 });
       const check = await healthy();
       let seed = 42;
-      const rand = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+      const rand = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
       const conns: Raw[] = [];
       for (let i = 0; i < 40; i++) {
         const r = new Raw();
@@ -382,7 +418,9 @@ describe('TCP listener', () => {
     const r = new Raw();
     await r.handshake();
     const n = 200;
-    const burst = Buffer.concat(Array.from({ length: n }, (_, i) => encodeRequestFrame(i + 1, { type: OpCode.exists, path: '/', watch: false })));
+    const burst = Buffer.concat(
+      Array.from({ length: n }, (_, i) => encodeRequestFrame(i + 1, { type: OpCode.exists, path: '/', watch: false })),
+    );
     const before = r.chunks;
     r.write(burst);
     for (let i = 1; i <= n; i++) {
@@ -447,7 +485,9 @@ describe('four-letter words', () => {
     expect(srvr).toContain(`\nNode count: 5\n`); // /, /zookeeper, /zookeeper/quota, /zookeeper/config, /n
     expect(srvr).toMatch(/\nReceived: \d+\nSent: \d+\nConnections: 2\n/);
     const stat = await fourLetterWord('stat');
-    expect(stat).toMatch(/\nClients:\n \/127\.0\.0\.1:\d+\[1\]\(queued=0,recved=2,sent=2\)\n \/127\.0\.0\.1:\d+\[\d\]\(queued=0,recved=1,sent=0\)\n\n/);
+    expect(stat).toMatch(
+      /\nClients:\n \/127\.0\.0\.1:\d+\[1\]\(queued=0,recved=2,sent=2\)\n \/127\.0\.0\.1:\d+\[\d\]\(queued=0,recved=1,sent=0\)\n\n/,
+    );
   });
 
   test('cons shows the session, last op and zxid of each connection', async () => {
@@ -456,7 +496,9 @@ describe('four-letter words', () => {
     await s.conn.send({ type: OpCode.getData, path: '/zookeeper', watch: false });
     const cons = await fourLetterWord('cons');
     const id = `0x${BigInt.asUintN(64, s.conn.sessionId).toString(16)}`;
-    expect(cons).toMatch(new RegExp(`^ /127\\.0\\.0\\.1:\\d+\\[1\\]\\(queued=0,recved=2,sent=2,sid=${id},lop=GETD,est=\\d+,to=4000,lcxid=0x1,`, 'm'));
+    expect(cons).toMatch(
+      new RegExp(`^ /127\\.0\\.0\\.1:\\d+\\[1\\]\\(queued=0,recved=2,sent=2,sid=${id},lop=GETD,est=\\d+,to=4000,lcxid=0x1,`, 'm'),
+    );
     expect(cons.endsWith(')\n\n')).toBe(true);
   });
 
@@ -467,17 +509,32 @@ describe('four-letter words', () => {
     await s.conn.send({ type: OpCode.create, path: '/d/e', data: null, acl: [...OPEN_ACL_UNSAFE], flags: 1 });
     await s.conn.send({ type: OpCode.getData, path: '/d', watch: true });
     const id = `0x${BigInt.asUintN(64, s.conn.sessionId).toString(16)}`;
-    const mntr = Object.fromEntries((await fourLetterWord('mntr')).trim().split('\n').map((l) => l.split('\t')));
-    expect(mntr).toMatchObject({ zk_server_state: 'standalone', zk_znode_count: '6', zk_ephemerals_count: '1', zk_watch_count: '1', zk_global_sessions: '1' });
+    const mntr = Object.fromEntries(
+      (await fourLetterWord('mntr'))
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')),
+    );
+    expect(mntr).toMatchObject({
+      zk_server_state: 'standalone',
+      zk_znode_count: '6',
+      zk_ephemerals_count: '1',
+      zk_watch_count: '1',
+      zk_global_sessions: '1',
+    });
     const dump = await fourLetterWord('dump');
-    expect(dump).toMatch(new RegExp(`^SessionTracker dump:\\nSession Sets \\(1\\)/\\(1\\):\\n1 expire at .+:\\n\\t${id}\\nephemeral nodes dump:\\nSessions with Ephemerals \\(1\\):\\n${id}:\\n\\t/d/e\\n`));
+    expect(dump).toMatch(
+      new RegExp(
+        `^SessionTracker dump:\\nSession Sets \\(1\\)/\\(1\\):\\n1 expire at .+:\\n\\t${id}\\nephemeral nodes dump:\\nSessions with Ephemerals \\(1\\):\\n${id}:\\n\\t/d/e\\n`,
+      ),
+    );
     expect(await fourLetterWord('wchc')).toBe(`${id}\n\t/d\n\n`);
     expect(await fourLetterWord('wchp')).toBe(`/d\n\t${id}\n\n`);
     expect(await fourLetterWord('wchs')).toBe('1 connections watching 1 paths\nTotal watches:1\n');
     expect(await fourLetterWord('conf')).toContain(`clientPort=${port}\ntickTime=200\n`);
   });
 
-  test('a known word it does not serve gets ZooKeeper\'s whitelist answer; an unknown word is a frame length', async () => {
+  test("a known word it does not serve gets ZooKeeper's whitelist answer; an unknown word is a frame length", async () => {
     await start();
     expect(await fourLetterWord('gtmk')).toBe('gtmk is not executed because it is not in the whitelist.\n');
     expect(await fourLetterWord('abcd')).toBe(''); // 0x61626364 bytes announced: over the limit, closed

@@ -47,7 +47,10 @@ function word(port: number, w: string): Promise<string> {
 describe('the installed bin', () => {
   beforeAll(() => {
     // The bin runs dist: build this package (incremental; a no-op when it is current).
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }, 120_000);
 
   test('npm linked node_modules/.bin/tenure-server to the committed launcher, and it is executable', () => {
@@ -58,7 +61,17 @@ describe('the installed bin', () => {
 
   test('--help lists the flags and exits 0; --version prints the version', () => {
     const help = execFileSync(BIN, ['--help'], { encoding: 'utf8' });
-    for (const flag of ['--config', '--port', '--data-dir', '--log-level', '--metrics-port', '--max-client-cnxns', '--global-outstanding-limit', '--jute-maxbuffer', '--tick-time']) {
+    for (const flag of [
+      '--config',
+      '--port',
+      '--data-dir',
+      '--log-level',
+      '--metrics-port',
+      '--max-client-cnxns',
+      '--global-outstanding-limit',
+      '--jute-maxbuffer',
+      '--tick-time',
+    ]) {
       expect(help).toContain(flag);
     }
     expect(execFileSync(BIN, ['--version'], { encoding: 'utf8' })).toMatch(/^tenure-server \d+\.\d+\.\d+\n$/);
@@ -76,7 +89,9 @@ describe('the installed bin', () => {
     const stopped = await p.stop('SIGTERM');
     expect(stopped.code).toBe(0);
     expect(stopped.ms).toBeLessThan(1000);
-    expect(p.logs.every((l) => typeof l.level === 'number' && l.level > 0 && typeof l.time === 'number' && l.name === 'tenure-server')).toBe(true);
+    expect(
+      p.logs.every((l) => typeof l.level === 'number' && l.level > 0 && typeof l.time === 'number' && l.name === 'tenure-server'),
+    ).toBe(true);
     expect(p.logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['serving', 'shutting down', 'stopped']));
     expect(p.logs.find((l) => l.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', level: 30 });
   });
@@ -123,7 +138,8 @@ describe('the process', () => {
     expect(q.serving).toMatchObject({ dataDir: data, zxid: expect.stringMatching(/^0x[0-9a-f]+$/) });
     const t = await open(zookeeper(q.connectString));
     sessions.push(t);
-    for (let i = 0; i < 20; i++) expect((await t.conn.send({ type: OpCode.getData, path: `/kept${i}`, watch: false })).response?.data?.toString()).toBe(`v${i}`);
+    for (let i = 0; i < 20; i++)
+      expect((await t.conn.send({ type: OpCode.getData, path: `/kept${i}`, watch: false })).response?.data?.toString()).toBe(`v${i}`);
   });
 
   test('a bad value exits 2 with one line naming the key; an unknown key is a JSON warning', async () => {

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, test } from 'vitest';
-import { AbortError, AddWatchMode, ConnectionLossError, CreateMode, ErrorCode, EventType, OPEN_ACL_UNSAFE, OpCode, digestId } from '@tenure/protocol';
+import {
+  AbortError,
+  AddWatchMode,
+  ConnectionLossError,
+  CreateMode,
+  ErrorCode,
+  EventType,
+  OPEN_ACL_UNSAFE,
+  OpCode,
+  digestId,
+} from '@tenure/protocol';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { create, open, tryOpen } from './harness.js';
 
@@ -102,7 +112,7 @@ describe('in-process transport', () => {
     expect(server.sessions()).toEqual([]);
   });
 
-  test('neither side can change the other\'s buffers', async () => {
+  test("neither side can change the other's buffers", async () => {
     server = createEmbeddedServer();
     const s = await open(server.transport());
     const data = Buffer.from('original');

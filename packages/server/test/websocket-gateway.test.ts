@@ -42,7 +42,12 @@ async function recordingPeer(): Promise<{ hostPort: string; received: () => Buff
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-  return { hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`, received: () => Buffer.concat(chunks), socket: () => socketP, server };
+  return {
+    hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received: () => Buffer.concat(chunks),
+    socket: () => socketP,
+    server,
+  };
 }
 
 describe('frame for frame', () => {
@@ -57,10 +62,22 @@ describe('frame for frame', () => {
     await expect.poll(() => tcp.received().length).toBe(Buffer.concat(sent).length);
     expect(tcp.received().equals(Buffer.concat(sent))).toBe(true);
 
-    const frames = [frame(Buffer.from('a')), frame(Buffer.from('bb')), frame(Buffer.alloc(100_000, 1)), frame(Buffer.alloc(0)), frame(Buffer.from('tail'))];
+    const frames = [
+      frame(Buffer.from('a')),
+      frame(Buffer.from('bb')),
+      frame(Buffer.alloc(100_000, 1)),
+      frame(Buffer.alloc(0)),
+      frame(Buffer.from('tail')),
+    ];
     const stream = Buffer.concat(frames);
     // Two frames and a bit in one write, then the rest in odd pieces, one byte of a length prefix at a time.
-    const cuts = [frames[0]!.length + frames[1]!.length + 3, frames[0]!.length + frames[1]!.length + 1000, stream.length - 7, stream.length - 6, stream.length - 5];
+    const cuts = [
+      frames[0]!.length + frames[1]!.length + 3,
+      frames[0]!.length + frames[1]!.length + 1000,
+      stream.length - 7,
+      stream.length - 6,
+      stream.length - 5,
+    ];
     let at = 0;
     for (const cut of [...cuts, stream.length]) {
       socket.write(stream.subarray(at, cut));

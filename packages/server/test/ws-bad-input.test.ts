@@ -26,7 +26,16 @@ function prng(seed: number): () => number {
   };
 }
 
-type Kind = 'random binary' | 'text' | 'truncated frame' | 'huge length' | 'negative length' | 'oversized' | 'garbage handshake' | 'garbage request' | 'empty';
+type Kind =
+  | 'random binary'
+  | 'text'
+  | 'truncated frame'
+  | 'huge length'
+  | 'negative length'
+  | 'oversized'
+  | 'garbage handshake'
+  | 'garbage request'
+  | 'empty';
 
 function badMessage(kind: Kind, rnd: () => number): Buffer | string {
   const bytes = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
@@ -65,7 +74,17 @@ function badMessage(kind: Kind, rnd: () => number): Buffer | string {
   }
 }
 
-const KINDS: Kind[] = ['random binary', 'text', 'truncated frame', 'huge length', 'negative length', 'oversized', 'garbage handshake', 'garbage request', 'empty'];
+const KINDS: Kind[] = [
+  'random binary',
+  'text',
+  'truncated frame',
+  'huge length',
+  'negative length',
+  'oversized',
+  'garbage handshake',
+  'garbage request',
+  'empty',
+];
 
 interface Tally {
   connections: number;
@@ -111,7 +130,18 @@ async function fuzz(url: string, seed: number, connections: number, tally: Tally
     tally.connections++;
     if (rnd() < 0.5) {
       // Half of them get a session first, so the garbage meets the request pipeline.
-      peer.send(frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 0n, timeOut: 4000, sessionId: 0n, passwd: Buffer.alloc(16), readOnly: false })));
+      peer.send(
+        frame(
+          encodeConnectRequest({
+            protocolVersion: 0,
+            lastZxidSeen: 0n,
+            timeOut: 4000,
+            sessionId: 0n,
+            passwd: Buffer.alloc(16),
+            readOnly: false,
+          }),
+        ),
+      );
       await peer.next().catch(() => undefined);
     }
     const before = peer.messages.length;
@@ -121,7 +151,10 @@ async function fuzz(url: string, seed: number, connections: number, tally: Tally
       tally.messages[kind] = (tally.messages[kind] ?? 0) + 1;
       peer.send(badMessage(kind, rnd));
     }
-    const ended = await Promise.race([peer.closed.then((c) => String(c.code)), new Promise<string>((r) => setTimeout(() => r('open'), 400))]);
+    const ended = await Promise.race([
+      peer.closed.then((c) => String(c.code)),
+      new Promise<string>((r) => setTimeout(() => r('open'), 400)),
+    ]);
     tally.endings[ended] = (tally.endings[ended] ?? 0) + 1;
     tally.repliesToGarbage += peer.messages.length - before;
     peer.close();
@@ -174,7 +207,7 @@ describe('fuzzed WebSocket input', () => {
   });
 });
 
-test('a garbage request inside a good frame gets ZooKeeper\'s answer (UNIMPLEMENTED or MARSHALLINGERROR) then a close', async () => {
+test("a garbage request inside a good frame gets ZooKeeper's answer (UNIMPLEMENTED or MARSHALLINGERROR) then a close", async () => {
   server = createEmbeddedServer();
   const { url } = await server.listen({ webSocket: {} });
   const peer = await RawWsPeer.session(url);

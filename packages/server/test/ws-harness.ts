@@ -31,16 +31,22 @@ export class RawWsPeer {
       this.messages.push(data);
       for (const w of this.waiters.splice(0)) w();
     });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => {
-      resolve({ code, reason: reason.toString() });
-      for (const w of this.waiters.splice(0)) w();
-    }));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() });
+        for (const w of this.waiters.splice(0)) w();
+      }),
+    );
     ws.on('error', () => undefined);
   }
 
   /** Opens the WebSocket (rejects with the upgrade's error, e.g. "Unexpected server response: 403"). */
   static open(url: string, options: PeerOptions = {}): Promise<RawWsPeer> {
-    const ws = new WebSocket(url, { ...(options.origin ? { origin: options.origin } : {}), autoPong: options.autoPong ?? true, perMessageDeflate: false });
+    const ws = new WebSocket(url, {
+      ...(options.origin ? { origin: options.origin } : {}),
+      autoPong: options.autoPong ?? true,
+      perMessageDeflate: false,
+    });
     return new Promise((resolve, reject) => {
       ws.once('open', () => resolve(new RawWsPeer(ws)));
       ws.once('error', reject);

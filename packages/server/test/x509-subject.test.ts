@@ -34,7 +34,9 @@ const C = '2.5.4.6';
 
 describe('formatName (Java X500Principal.getName())', () => {
   test('RDNs are written last to first', () => {
-    expect(formatName(seq(set(ava(C, printable('DE'))), set(ava(O, utf8('example'))), set(ava(CN, utf8('app')))))).toBe('CN=app,O=example,C=DE');
+    expect(formatName(seq(set(ava(C, printable('DE'))), set(ava(O, utf8('example'))), set(ava(CN, utf8('app')))))).toBe(
+      'CN=app,O=example,C=DE',
+    );
   });
 
   test('a multi-valued RDN joins its attributes with + in DER order', () => {
@@ -51,14 +53,22 @@ describe('formatName (Java X500Principal.getName())', () => {
 
   test('attribute types without an RFC 2253 name are dotted OIDs with the value as #hex of its DER', () => {
     const email = tlv(0x16, Buffer.from('x@y.z'));
-    expect(formatName(seq(set(ava('1.2.840.113549.1.9.1', email)), set(ava(CN, utf8('a')))))).toBe(`CN=a,1.2.840.113549.1.9.1=#${email.toString('hex')}`);
+    expect(formatName(seq(set(ava('1.2.840.113549.1.9.1', email)), set(ava(CN, utf8('a')))))).toBe(
+      `CN=a,1.2.840.113549.1.9.1=#${email.toString('hex')}`,
+    );
     // A named type whose value is not a string (an INTEGER here) is hex too.
     const int = tlv(0x02, Buffer.from([5]));
     expect(formatName(seq(set(ava(CN, int))))).toBe('CN=#020105');
   });
 
   test('DC, UID, STREET, L and ST are named', () => {
-    const names: [string, string][] = [['0.9.2342.19200300.100.1.25', 'DC'], ['0.9.2342.19200300.100.1.1', 'UID'], ['2.5.4.9', 'STREET'], ['2.5.4.7', 'L'], ['2.5.4.8', 'ST']];
+    const names: [string, string][] = [
+      ['0.9.2342.19200300.100.1.25', 'DC'],
+      ['0.9.2342.19200300.100.1.1', 'UID'],
+      ['2.5.4.9', 'STREET'],
+      ['2.5.4.7', 'L'],
+      ['2.5.4.8', 'ST'],
+    ];
     for (const [type, name] of names) expect(formatName(seq(set(ava(type, utf8('v')))))).toBe(`${name}=v`);
   });
 

@@ -139,7 +139,7 @@ const scripts: Record<string, Step[]> = {
     exists('/f/plain-from-container-flag'),
     exists('/f/container-ephemeral-flag'),
   ],
-  'paths': [
+  paths: [
     { open: 0 },
     create('/q'),
     create('/q/'),
@@ -255,7 +255,10 @@ const scripts: Record<string, Step[]> = {
     { type: OpCode.multiRead, ops: [] },
     { type: OpCode.multiRead, ops: [{ type: OpCode.getData, path: '/m', watch: true }] },
     { type: OpCode.setData, path: '/m', data: null, version: -1 },
-    { type: OpCode.multi, ops: [create('/m/c', 4) as never, ttl('/m/t', 5, 500n) as never, create('/m/p', 0, OpCode.createContainer) as never] },
+    {
+      type: OpCode.multi,
+      ops: [create('/m/c', 4) as never, ttl('/m/t', 5, 500n) as never, create('/m/p', 0, OpCode.createContainer) as never],
+    },
     { type: OpCode.multi, ops: [create('/m/bad', 5) as never] },
     { type: OpCode.multi, ops: [ttl('/m/ttl-plain', 0, 500n) as never] },
     children('/m'),

@@ -72,7 +72,9 @@ export async function expireSession(session: SessionHandle, target?: ServerTarge
 function ownServers(session: SessionHandle): string {
   const hosts = session.hosts ?? [];
   if (hosts.length === 0 || !hosts.every((h) => /:\d+$/.test(h))) {
-    throw new Error(`expireSession: give a target; the client's servers (${hosts.join(',') || 'none'}) are not ZooKeeper host:port addresses`);
+    throw new Error(
+      `expireSession: give a target; the client's servers (${hosts.join(',') || 'none'}) are not ZooKeeper host:port addresses`,
+    );
   }
   return hosts.join(',');
 }

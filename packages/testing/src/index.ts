@@ -21,5 +21,12 @@ export { launchChromium, findChromium, CHROMIUM_FLAGS, ChromiumUnavailableError 
 export type { ChromiumHandle, LaunchChromiumOptions } from './chromium.js';
 export { TenureServerProcess, type TenureServerProcessOptions, type TenureServerLogLine } from './tenure-server-process.js';
 export { SaslZooKeeper, type SaslZooKeeperOptions } from './zookeeper-sasl.js';
-export { makeTlsCertificates, STORE_PASSWORD, SUBJECTS, CLIENT_X509_ID, type TlsCertificates, type CertificateName } from './tls-certificates.js';
+export {
+  makeTlsCertificates,
+  STORE_PASSWORD,
+  SUBJECTS,
+  CLIENT_X509_ID,
+  type TlsCertificates,
+  type CertificateName,
+} from './tls-certificates.js';
 export { TlsTestingServer, javaClientFlags, NETTY_JARS, type TlsTestingServerOptions } from './zookeeper-tls.js';

@@ -83,7 +83,8 @@ export class TenureServerProcess {
       });
     }
     const args = [...(options.args ?? [])];
-    if (!args.some((a) => a === '--port' || a.startsWith('--port=') || a === '--config' || a === '--help' || a === '--version')) args.push('--port', '0');
+    if (!args.some((a) => a === '--port' || a.startsWith('--port=') || a === '--config' || a === '--help' || a === '--version'))
+      args.push('--port', '0');
     if (!args.some((a) => a === '--host' || a.startsWith('--host=') || a === '--config')) args.push('--host', '127.0.0.1');
     const source = sourceCommand();
     const [program, ...first] = options.command ?? source.command;
@@ -159,14 +160,24 @@ export class TenureServerProcess {
 
   private until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`tenure-server: no ${what} within ${timeoutMs} ms\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`tenure-server: no ${what} within ${timeoutMs} ms\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`),
+          ),
+        timeoutMs,
+      );
       const check = (): void => {
         if (done()) {
           clearTimeout(timer);
           resolve();
         } else if (this.exitInfo !== undefined) {
           clearTimeout(timer);
-          reject(new Error(`tenure-server exited (${JSON.stringify(this.exitInfo)}) before ${what}\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`));
+          reject(
+            new Error(
+              `tenure-server exited (${JSON.stringify(this.exitInfo)}) before ${what}\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`,
+            ),
+          );
         } else this.waiters.push(check);
       };
       check();

@@ -31,7 +31,10 @@ export interface RecordedClient {
 }
 
 /** A started client on `target` (a server, a transport or a connect string) whose state events are recorded. */
-export async function connectRecording(target: EmbeddedServer | Transport | string, options: Partial<ClientOptions> = {}): Promise<RecordedClient> {
+export async function connectRecording(
+  target: EmbeddedServer | Transport | string,
+  options: Partial<ClientOptions> = {},
+): Promise<RecordedClient> {
   const client = testClient(target, options, 1000);
   const states: ConnectionState[] = [];
   client.on('stateChanged', (s) => void states.push(s));

@@ -48,7 +48,7 @@ export class TestingCluster {
           {
             ...options,
             // Reconfiguration off keeps zoo.cfg static; quorum listen on loopback only.
-            config: { 'reconfigEnabled': false, 'quorumListenOnAllIPs': false, 'cnxTimeout': 1000, ...options.config },
+            config: { reconfigEnabled: false, quorumListenOnAllIPs: false, cnxTimeout: 1000, ...options.config },
           },
         ),
     );

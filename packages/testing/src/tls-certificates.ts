@@ -54,7 +54,13 @@ export interface TlsCertificates {
   /** Node TLS options of a client that trusts the CA and presents the client certificate. */
   clientOptions(name?: 'client' | 'other-client' | 'expired-client' | null): { ca: string; cert?: string; key?: string };
   /** Node TLS options of a server with `name`'s certificate that requires a client certificate from the CA. */
-  serverOptions(name?: 'server' | 'other-server' | 'expired-server' | 'wrong-host-server'): { ca: string; cert: string; key: string; requestCert: true; rejectUnauthorized: true };
+  serverOptions(name?: 'server' | 'other-server' | 'expired-server' | 'wrong-host-server'): {
+    ca: string;
+    cert: string;
+    key: string;
+    requestCert: true;
+    rejectUnauthorized: true;
+  };
 }
 
 const CONFIG = `[req]
@@ -102,7 +108,17 @@ async function openssl(dir: string, args: string[]): Promise<void> {
 export async function makeTlsCertificates(dir: string): Promise<TlsCertificates> {
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(dir, 'truststore.p12'))) await generate(dir);
-  const names: CertificateName[] = ['ca', 'server', 'client', 'other-ca', 'other-client', 'other-server', 'expired-server', 'expired-client', 'wrong-host-server'];
+  const names: CertificateName[] = [
+    'ca',
+    'server',
+    'client',
+    'other-ca',
+    'other-client',
+    'other-server',
+    'expired-server',
+    'expired-client',
+    'wrong-host-server',
+  ];
   const pem = Object.fromEntries(
     names.map((n) => [n, { cert: readFileSync(join(dir, `${n}.pem`), 'utf8'), key: readFileSync(join(dir, `${n}-key.pem`), 'utf8') }]),
   ) as TlsCertificates['pem'];
@@ -125,18 +141,64 @@ async function generate(dir: string): Promise<void> {
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '1000\n');
   // EC P-256: fast to make, and in the default cipher lists of Node and Java (ECDHE-ECDSA).
-  const key = (name: string) => openssl(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', `${name}-key.pem`]);
-  const names = ['ca', 'other-ca', 'server', 'client', 'other-client', 'other-server', 'expired-server', 'expired-client', 'wrong-host-server'];
+  const key = (name: string) =>
+    openssl(dir, ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', `${name}-key.pem`]);
+  const names = [
+    'ca',
+    'other-ca',
+    'server',
+    'client',
+    'other-client',
+    'other-server',
+    'expired-server',
+    'expired-client',
+    'wrong-host-server',
+  ];
   await Promise.all(names.map(key));
   const selfSigned = (name: string, subj: string) =>
-    openssl(dir, ['req', '-x509', '-new', '-key', `${name}-key.pem`, '-subj', subj, '-days', '30', '-config', 'openssl.cnf', '-extensions', 'ca', '-out', `${name}.pem`]);
+    openssl(dir, [
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      `${name}-key.pem`,
+      '-subj',
+      subj,
+      '-days',
+      '30',
+      '-config',
+      'openssl.cnf',
+      '-extensions',
+      'ca',
+      '-out',
+      `${name}.pem`,
+    ]);
   await Promise.all([selfSigned('ca', SUBJECTS.ca), selfSigned('other-ca', SUBJECTS.otherCa)]);
   // One at a time: `openssl ca` keeps its serial and index in files.
   const sign = async (name: string, subj: string, ca: string, ext: string, dates: string[] = ['-days', '30']) => {
     await openssl(dir, ['req', '-new', '-key', `${name}-key.pem`, '-subj', subj, '-config', 'openssl.cnf', '-out', `${name}.csr`]);
     await openssl(dir, [
-      'ca', '-batch', '-notext', '-preserveDN', '-config', 'openssl.cnf', '-name', 'signing', '-cert', `${ca}.pem`, '-keyfile', `${ca}-key.pem`,
-      '-extfile', 'openssl.cnf', '-extensions', ext, ...dates, '-in', `${name}.csr`, '-out', `${name}.pem`,
+      'ca',
+      '-batch',
+      '-notext',
+      '-preserveDN',
+      '-config',
+      'openssl.cnf',
+      '-name',
+      'signing',
+      '-cert',
+      `${ca}.pem`,
+      '-keyfile',
+      `${ca}-key.pem`,
+      '-extfile',
+      'openssl.cnf',
+      '-extensions',
+      ext,
+      ...dates,
+      '-in',
+      `${name}.csr`,
+      '-out',
+      `${name}.pem`,
     ]);
   };
   const past = ['-startdate', '20200101000000Z', '-enddate', '20200201000000Z'];
@@ -148,7 +210,39 @@ async function generate(dir: string): Promise<void> {
   await sign('expired-client', SUBJECTS.client, 'ca', 'client', past);
   await sign('wrong-host-server', '/O=tenure/CN=wrong.example', 'ca', 'wronghost');
   const p12 = (name: string) =>
-    openssl(dir, ['pkcs12', '-export', '-in', `${name}.pem`, '-inkey', `${name}-key.pem`, '-certfile', 'ca.pem', '-name', name, '-passout', `pass:${STORE_PASSWORD}`, '-out', `${name}.p12`]);
+    openssl(dir, [
+      'pkcs12',
+      '-export',
+      '-in',
+      `${name}.pem`,
+      '-inkey',
+      `${name}-key.pem`,
+      '-certfile',
+      'ca.pem',
+      '-name',
+      name,
+      '-passout',
+      `pass:${STORE_PASSWORD}`,
+      '-out',
+      `${name}.p12`,
+    ]);
   await Promise.all([p12('server'), p12('client')]);
-  await run('keytool', ['-importcert', '-noprompt', '-alias', 'ca', '-file', 'ca.pem', '-keystore', 'truststore.p12', '-storetype', 'PKCS12', '-storepass', STORE_PASSWORD], { cwd: dir });
+  await run(
+    'keytool',
+    [
+      '-importcert',
+      '-noprompt',
+      '-alias',
+      'ca',
+      '-file',
+      'ca.pem',
+      '-keystore',
+      'truststore.p12',
+      '-storetype',
+      'PKCS12',
+      '-storepass',
+      STORE_PASSWORD,
+    ],
+    { cwd: dir },
+  );
 }

@@ -42,7 +42,10 @@ function findJava(env: NodeJS.ProcessEnv): string | undefined {
  * Looks for Java (JAVA_HOME, then PATH) and ZooKeeper's jar (`TENURE_ZOOKEEPER_JAR`, then Debian's
  * locations); returns the installation or the error naming what to install. Not cached.
  */
-export function locateZooKeeper(env: NodeJS.ProcessEnv = process.env, jars: readonly string[] = ZOOKEEPER_JARS): ZooKeeperInstallation | ZooKeeperUnavailableError {
+export function locateZooKeeper(
+  env: NodeJS.ProcessEnv = process.env,
+  jars: readonly string[] = ZOOKEEPER_JARS,
+): ZooKeeperInstallation | ZooKeeperUnavailableError {
   const java = findJava(env);
   const jar = [env.TENURE_ZOOKEEPER_JAR, ...jars].find((p): p is string => !!p && existsSync(p));
   if (!java) {

@@ -74,7 +74,10 @@ export class SaslZooKeeper implements AsyncDisposable {
     const pass = password ?? this.users[user];
     if (pass === undefined) throw new Error(`SaslZooKeeper: no password for ${user}`);
     const file = join(this.dir, `client-${checkName(user)}-${Buffer.from(pass).toString('hex').slice(0, 16)}.jaas`);
-    writeFileSync(file, `Client {\n  ${DIGEST_LOGIN_MODULE} required\n  username=${jaasString(user)}\n  password=${jaasString(pass)};\n};\n`);
+    writeFileSync(
+      file,
+      `Client {\n  ${DIGEST_LOGIN_MODULE} required\n  username=${jaasString(user)}\n  password=${jaasString(pass)};\n};\n`,
+    );
     return [`-Djava.security.auth.login.config=${file}`];
   }
 

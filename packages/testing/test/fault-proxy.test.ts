@@ -27,7 +27,13 @@ async function client(proxy: FaultProxy) {
   const events: string[] = [];
   s.on('error', (e: NodeJS.ErrnoException) => events.push(e.code ?? e.message));
   s.on('close', () => events.push('close'));
-  return { s, get received() { return received; }, events };
+  return {
+    s,
+    get received() {
+      return received;
+    },
+    events,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

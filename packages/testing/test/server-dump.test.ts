@@ -35,7 +35,10 @@ test('parses sessions, ephemerals and watched paths', () => {
 });
 
 test('an idle server dumps no sessions', () => {
-  const d = parseServerDump('SessionTracker dump:\nSession Sets (0)/(0):\nephemeral nodes dump:\nSessions with Ephemerals (0):\nConnections dump:\n', '\n');
+  const d = parseServerDump(
+    'SessionTracker dump:\nSession Sets (0)/(0):\nephemeral nodes dump:\nSessions with Ephemerals (0):\nConnections dump:\n',
+    '\n',
+  );
   expect(d.sessions).toEqual([]);
   expect(d.totalWatches).toBe(0);
 });

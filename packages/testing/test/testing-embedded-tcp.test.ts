@@ -4,7 +4,7 @@ import { createClient, ConnectionState } from '@tenure/client';
 import { CreateMode } from '@tenure/protocol';
 import { TestingEmbeddedServer, parseServerDump } from '@tenure/testing';
 
-test('a client reaches it through connectString; dump and wchc parse like ZooKeeper\'s', async () => {
+test("a client reaches it through connectString; dump and wchc parse like ZooKeeper's", async () => {
   await using server = await TestingEmbeddedServer.start();
   expect(server.connectString).toBe(`127.0.0.1:${server.port}`);
   await using client = createClient({ connectString: server.connectString, sessionTimeoutMs: 4000 });

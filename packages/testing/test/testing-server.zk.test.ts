@@ -6,7 +6,16 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ConnectionLossError, CreateMode, OPEN_ACL_UNSAFE, OpCode, type ACL, type CloseReason, type Connection, type ConnectParams } from '@tenure/protocol';
+import {
+  ConnectionLossError,
+  CreateMode,
+  OPEN_ACL_UNSAFE,
+  OpCode,
+  type ACL,
+  type CloseReason,
+  type Connection,
+  type ConnectParams,
+} from '@tenure/protocol';
 import { zookeeper } from '@tenure/zookeeper';
 import { ConnectionState, createClient } from '@tenure/client';
 import { FaultProxy, TestingServer, expireSession, fourLetterWord, realZooKeeper } from '@tenure/testing';
@@ -20,13 +29,17 @@ async function connect(connectString: string, params: Partial<ConnectParams> = {
   let onClosed!: (r: CloseReason) => void;
   const closed = new Promise<CloseReason>((r) => (onClosed = r));
   const t = zookeeper(connectString);
-  const result = await t.connect(t.hosts[0]!, { ...NEW, ...params }, {
-    onEvent() {},
-    onClose(r) {
-      closes.push(r);
-      onClosed(r);
+  const result = await t.connect(
+    t.hosts[0]!,
+    { ...NEW, ...params },
+    {
+      onEvent() {},
+      onClose(r) {
+        closes.push(r);
+        onClosed(r);
+      },
     },
-  });
+  );
   if (result.kind !== 'connected') throw new Error('expired');
   return { connection: result.connection, closed, closes };
 }
@@ -52,7 +65,14 @@ describe.skipIf(!zk.available)('TestingServer', () => {
     if (existsSync('/dev/shm')) expect(server.directory.startsWith('/dev/shm/')).toBe(true);
     // Extended types (TTL nodes) are on.
     const { connection } = await connect(server.connectString);
-    const ttl = await connection.send({ type: OpCode.createTTL, path: '/ttl-check', data: null, acl, flags: CreateMode.PERSISTENT_WITH_TTL, ttl: 10_000n });
+    const ttl = await connection.send({
+      type: OpCode.createTTL,
+      path: '/ttl-check',
+      data: null,
+      acl,
+      flags: CreateMode.PERSISTENT_WITH_TTL,
+      ttl: 10_000n,
+    });
     expect(ttl.err).toBe(0);
     connection.close();
   });
@@ -87,7 +107,11 @@ describe.skipIf(!zk.available)('TestingServer', () => {
     const watcher = await connect(server.connectString);
     expect((await watcher.connection.send({ type: OpCode.exists, path: '/gone', watch: false })).err).toBe(-101);
     const t = zookeeper(server.connectString);
-    const again = await t.connect(t.hosts[0]!, { ...NEW, sessionId: a.connection.sessionId, passwd: a.connection.passwd }, { onEvent() {}, onClose() {} });
+    const again = await t.connect(
+      t.hosts[0]!,
+      { ...NEW, sessionId: a.connection.sessionId, passwd: a.connection.passwd },
+      { onEvent() {}, onClose() {} },
+    );
     expect(again.kind).toBe('expired');
     // Expiring an expired session is a no-op.
     await expireSession({ sessionId: a.connection.sessionId, passwd: a.connection.passwd }, server.connectString);

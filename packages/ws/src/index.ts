@@ -5,7 +5,12 @@
  */
 import type { ConnectionOptions } from 'node:tls';
 import WebSocket from 'ws';
-import { DEFAULT_MAX_FRAME_BYTES, createWebSocketTransport, type WebSocketTransport, type WebSocketTransportCoreOptions } from './ws-transport.js';
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  createWebSocketTransport,
+  type WebSocketTransport,
+  type WebSocketTransportCoreOptions,
+} from './ws-transport.js';
 import type { WebSocketLike } from './websocket-like.js';
 
 export { createWebSocketTransport, DEFAULT_MAX_FRAME_BYTES } from './ws-transport.js';

@@ -7,8 +7,25 @@
  * over `ws` and in browsers over the global WebSocket alike (see websocket-like.ts).
  */
 import { AbortError, ConnectionLossError, KeeperError, OpCode, ProtocolError, REPLY_HEADER_BYTES, Xid } from '@tenure/protocol';
-import { decodeConnectResponse, decodeReply, decodeReplyHeader, decodeWatcherEvent, encodeConnectRequest, encodeRequestFrame, frame } from '@tenure/protocol';
-import type { CloseReason, ConnectParams, ConnectResult, Connection, ConnectionHandlers, Reply, Request, ResponseFor } from '@tenure/protocol';
+import {
+  decodeConnectResponse,
+  decodeReply,
+  decodeReplyHeader,
+  decodeWatcherEvent,
+  encodeConnectRequest,
+  encodeRequestFrame,
+  frame,
+} from '@tenure/protocol';
+import type {
+  CloseReason,
+  ConnectParams,
+  ConnectResult,
+  Connection,
+  ConnectionHandlers,
+  Reply,
+  Request,
+  ResponseFor,
+} from '@tenure/protocol';
 import { messageBytes, type OpenWebSocket, type WebSocketLike } from './websocket-like.js';
 
 /** A request waiting for its reply. */
@@ -93,7 +110,11 @@ class WebSocketConnection implements Connection {
     };
     socket.onclose = (event) => {
       const why = this.socketError?.message ?? (event.reason || `close code ${event.code}`);
-      this.shut({ kind: event.code === 1000 || event.code === 1001 ? 'server' : 'network', message: `${server}: ${why}`, ...(this.socketError ? { error: this.socketError } : {}) });
+      this.shut({
+        kind: event.code === 1000 || event.code === 1001 ? 'server' : 'network',
+        message: `${server}: ${why}`,
+        ...(this.socketError ? { error: this.socketError } : {}),
+      });
     };
   }
 
@@ -107,7 +128,12 @@ class WebSocketConnection implements Connection {
       return Promise.reject(new ConnectionLossError(path, `connection to ${this.server} is closed`));
     }
     const type = request.type;
-    const xid = type === OpCode.ping ? Xid.ping : type === OpCode.auth ? Xid.auth : (this.lastXid = this.lastXid >= 0x7fffffff ? 1 : this.lastXid + 1);
+    const xid =
+      type === OpCode.ping
+        ? Xid.ping
+        : type === OpCode.auth
+          ? Xid.auth
+          : (this.lastXid = this.lastXid >= 0x7fffffff ? 1 : this.lastXid + 1);
     let bytes: Buffer;
     try {
       bytes = encodeRequestFrame(xid, request);
@@ -115,7 +141,14 @@ class WebSocketConnection implements Connection {
       return Promise.reject(error);
     }
     return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
-      const waiter: Waiter = { xid, type, path, resolve: resolve as (r: Reply) => void, reject, onReply: onReply as ((r: Reply) => void) | undefined };
+      const waiter: Waiter = {
+        xid,
+        type,
+        path,
+        resolve: resolve as (r: Reply) => void,
+        reject,
+        onReply: onReply as ((r: Reply) => void) | undefined,
+      };
       (xid === Xid.ping ? this.pings : xid === Xid.auth ? this.auths : this.inOrder).push(waiter);
       this.socket.send(bytes);
     });
@@ -137,10 +170,15 @@ class WebSocketConnection implements Connection {
     } catch (error) {
       if (error instanceof HandlerError) {
         // A throwing event handler is the caller's bug: surface it, the connection goes on.
-        queueMicrotask(() => { throw error.cause; });
+        queueMicrotask(() => {
+          throw error.cause;
+        });
         return;
       }
-      const e = error instanceof ProtocolError ? error : new ProtocolError(`undecodable message from ${this.server}: ${String(error)}`, { cause: error });
+      const e =
+        error instanceof ProtocolError
+          ? error
+          : new ProtocolError(`undecodable message from ${this.server}: ${String(error)}`, { cause: error });
       this.shut({ kind: 'protocol', message: e.message, error: e }, 'protocol');
     }
   }
@@ -258,7 +296,8 @@ function framePayload(data: unknown, maxFrameBytes: number): Buffer {
   if (bytes.length < 4) throw new ProtocolError(`a WebSocket message of ${bytes.length} bytes is shorter than a frame length`);
   const length = bytes.readInt32BE(0);
   if (length < 0 || length > maxFrameBytes) throw new ProtocolError(`frame length ${length} is outside 0..${maxFrameBytes}`);
-  if (length !== bytes.length - 4) throw new ProtocolError(`a WebSocket message of ${bytes.length} bytes carries a frame of ${length} + 4 bytes`);
+  if (length !== bytes.length - 4)
+    throw new ProtocolError(`a WebSocket message of ${bytes.length} bytes carries a frame of ${length} + 4 bytes`);
   return bytes.subarray(4);
 }
 

@@ -45,15 +45,22 @@ describe('the browser entry', () => {
   });
 
   // Node 20 has no global WebSocket (Node 22 does).
-  test.skipIf(typeof (globalThis as { WebSocket?: unknown }).WebSocket !== 'undefined')('without a global WebSocket it asks for one', () => {
-    expect(() => webSocket('ws://a/zk')).toThrow(/no global WebSocket.*options\.WebSocket/);
-  });
+  test.skipIf(typeof (globalThis as { WebSocket?: unknown }).WebSocket !== 'undefined')(
+    'without a global WebSocket it asks for one',
+    () => {
+      expect(() => webSocket('ws://a/zk')).toThrow(/no global WebSocket.*options\.WebSocket/);
+    },
+  );
 
   test('over a given WHATWG WebSocket constructor it talks to the server', async () => {
     await using server = createEmbeddedServer();
     const { url } = await server.listen({ webSocket: {} });
     const t = webSocket(url, { WebSocket });
-    const r = await t.connect(url, { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 10_000, readOnly: false }, { onEvent: () => undefined, onClose: () => undefined });
+    const r = await t.connect(
+      url,
+      { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 10_000, readOnly: false },
+      { onEvent: () => undefined, onClose: () => undefined },
+    );
     if (r.kind !== 'connected') throw new Error('expired');
     expect((await r.connection.send({ type: OpCode.exists, path: '/', watch: false })).err).toBe(0);
     r.connection.close();

@@ -28,14 +28,53 @@ export function makeCerts(): TestCerts {
     execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
   };
   try {
-    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Tenure test CA');
-    for (const [name, subject, san] of [['server', '/CN=localhost', 'subjectAltName=DNS:localhost'], ['client', '/CN=app/O=example', 'extendedKeyUsage=clientAuth']] as const) {
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=Tenure test CA',
+    );
+    for (const [name, subject, san] of [
+      ['server', '/CN=localhost', 'subjectAltName=DNS:localhost'],
+      ['client', '/CN=app/O=example', 'extendedKeyUsage=clientAuth'],
+    ] as const) {
       ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject);
       writeFileSync(join(dir, `${name}.ext`), `${san}\n`);
-      ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`);
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${name}.pem`,
+        '-days',
+        '2',
+        '-extfile',
+        `${name}.ext`,
+      );
     }
     const read = (f: string): Buffer => readFileSync(join(dir, f));
-    return { ca: read('ca.pem'), serverKey: read('server.key'), serverCert: read('server.pem'), clientKey: read('client.key'), clientCert: read('client.pem') };
+    return {
+      ca: read('ca.pem'),
+      serverKey: read('server.key'),
+      serverCert: read('server.pem'),
+      clientKey: read('client.key'),
+      clientCert: read('client.pem'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

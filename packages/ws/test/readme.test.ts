@@ -17,7 +17,7 @@ function snippet(readme: string, marker: string): string {
   return m![1]!;
 }
 
-test('the client README\'s WebSocket snippet runs and prints what it wrote', async () => {
+test("the client README's WebSocket snippet runs and prints what it wrote", async () => {
   const code = snippet(join(here, '../../client/README.md'), '<!-- websocket-snippet -->');
   const file = join(here, `.readme-snippet-${process.pid}.ts`);
   writeFileSync(file, code);

@@ -30,7 +30,12 @@ const params = (p: Partial<ConnectParams> = {}): ConnectParams => ({
   ...p,
 });
 
-function recorder(): { events: WatcherEvent[]; closes: CloseReason[]; closed: Promise<CloseReason>; handlers: { onEvent(e: WatcherEvent): void; onClose(r: CloseReason): void } } {
+function recorder(): {
+  events: WatcherEvent[];
+  closes: CloseReason[];
+  closed: Promise<CloseReason>;
+  handlers: { onEvent(e: WatcherEvent): void; onClose(r: CloseReason): void };
+} {
   const events: WatcherEvent[] = [];
   const closes: CloseReason[] = [];
   let resolve!: (r: CloseReason) => void;
@@ -45,7 +50,7 @@ async function connected(url: string, p?: Partial<ConnectParams>, handlers = rec
 }
 
 describe('URLs', () => {
-  test('one URL or a list; normalised; the list is the transport\'s hosts', () => {
+  test("one URL or a list; normalised; the list is the transport's hosts", () => {
     expect(webSocket('ws://127.0.0.1:9/zookeeper').hosts).toEqual(['ws://127.0.0.1:9/zookeeper']);
     const t = webSocket(['ws://A:1/zk', 'wss://b:2/zk', 'ws://a:1/zk']);
     expect(t.hosts).toEqual(['ws://a:1/zk', 'wss://b:2/zk']);
@@ -124,7 +129,9 @@ describe('against the embedded server', () => {
     const attempt = webSocket(url).connect(url, params({ signal: ac.signal }), recorder().handlers);
     setTimeout(() => ac.abort(), 50);
     await expect(attempt).rejects.toBeInstanceOf(AbortError);
-    await expect(webSocket(url).connect(url, params({ signal: AbortSignal.abort() }), recorder().handlers)).rejects.toBeInstanceOf(AbortError);
+    await expect(webSocket(url).connect(url, params({ signal: AbortSignal.abort() }), recorder().handlers)).rejects.toBeInstanceOf(
+      AbortError,
+    );
   });
 
   test('a client over WebSocket: createClient({ transport: webSocket(url) })', async () => {

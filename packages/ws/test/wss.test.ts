@@ -28,7 +28,10 @@ beforeAll(async () => {
   server = createEmbeddedServer();
   const { connectString } = await server.listen();
   gateway = await createWebSocketGateway({ connectString, tls: { key: certs.serverKey, cert: certs.serverCert } });
-  mutual = await createWebSocketGateway({ connectString, tls: { key: certs.serverKey, cert: certs.serverCert, ca: certs.ca, requestCert: true, rejectUnauthorized: true } });
+  mutual = await createWebSocketGateway({
+    connectString,
+    tls: { key: certs.serverKey, cert: certs.serverCert, ca: certs.ca, requestCert: true, rejectUnauthorized: true },
+  });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -84,7 +87,7 @@ describe.skipIf(!withOpenssl)('wss://', () => {
   });
 });
 
-describe.skipIf(!withOpenssl)('the embedded server\'s WebSocket listener over TLS', () => {
+describe.skipIf(!withOpenssl)("the embedded server's WebSocket listener over TLS", () => {
   test('serves wss:// on the same front door', async () => {
     const listener = new WebSocketListener(server, {}, { key: certs.serverKey, cert: certs.serverCert });
     try {

@@ -253,7 +253,10 @@ class ZooKeeperConnection implements Connection {
     }
     // A throwing event handler is the caller's bug: surface it, but only after every frame of the
     // chunk has been processed so the connection's state stays consistent.
-    if (callbackError !== undefined) queueMicrotask(() => { throw callbackError; });
+    if (callbackError !== undefined)
+      queueMicrotask(() => {
+        throw callbackError;
+      });
   }
 
   private onConnectResponse(payload: Buffer): void {
@@ -338,7 +341,10 @@ class ZooKeeperConnection implements Connection {
   }
 
   private protocolFailure(error: unknown): void {
-    const e = error instanceof ProtocolError ? error : new ProtocolError(`undecodable frame from ${this.server}: ${String(error)}`, { cause: error });
+    const e =
+      error instanceof ProtocolError
+        ? error
+        : new ProtocolError(`undecodable frame from ${this.server}: ${String(error)}`, { cause: error });
     this.fail({ kind: 'protocol', message: e.message, error: e }, 'protocol');
   }
 

@@ -90,7 +90,8 @@ export function tlsRefusal(error: Error, host: string, options: TlsOptions): Tls
   else if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED') reason = 'no-client-certificate';
   // Java servers answer an empty client chain with bad_certificate (alert 42): with no
   // certificate of ours configured that is what it means.
-  else if (code === 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE') reason = hasClientCertificate(options) ? 'certificate-refused' : 'no-client-certificate';
+  else if (code === 'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE')
+    reason = hasClientCertificate(options) ? 'certificate-refused' : 'no-client-certificate';
   else if (REFUSED_BY_SERVER.has(code)) reason = 'certificate-refused';
   else if (code.startsWith('ERR_SSL_') || code === 'EPROTO') reason = 'handshake-failed';
   if (reason === undefined) return undefined;

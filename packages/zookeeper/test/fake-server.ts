@@ -3,7 +3,16 @@
  * a read-only handshake, garbage, truncated or oversized frames, mismatched xids, odd chunking.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { FrameReader, decodeConnectRequest, decodeRequest, encodeConnectResponse, frame, type ConnectRequest, type Request, type RequestHeader } from '@tenure/protocol';
+import {
+  FrameReader,
+  decodeConnectRequest,
+  decodeRequest,
+  encodeConnectResponse,
+  frame,
+  type ConnectRequest,
+  type Request,
+  type RequestHeader,
+} from '@tenure/protocol';
 
 export interface FakePeer {
   socket: Socket;
@@ -71,7 +80,14 @@ function makePeer(socket: Socket): FakePeer {
     },
     accept({ timeOut = 4000, sessionId = 0x1234n, readOnly = false, includeReadOnly = true } = {}) {
       const passwd = timeOut > 0 ? Buffer.alloc(16, 0xab) : Buffer.alloc(16);
-      socket.write(frame(encodeConnectResponse({ protocolVersion: 0, timeOut, sessionId: timeOut > 0 ? sessionId : 0n, passwd, readOnly }, includeReadOnly)));
+      socket.write(
+        frame(
+          encodeConnectResponse(
+            { protocolVersion: 0, timeOut, sessionId: timeOut > 0 ? sessionId : 0n, passwd, readOnly },
+            includeReadOnly,
+          ),
+        ),
+      );
     },
     async nextRequest() {
       return decodeRequest(await nextFrame());

@@ -36,9 +36,13 @@ describe('tlsRefusal', () => {
   });
 
   test('an alert reported on a write as a bare EPROTO is read from its alert number', () => {
-    const write = (n: number) => err('EPROTO', `write EPROTO 80:error:0A000416:SSL routines:ssl3_read_bytes:sslv3 alert:...:SSL alert number ${n}\n`);
+    const write = (n: number) =>
+      err('EPROTO', `write EPROTO 80:error:0A000416:SSL routines:ssl3_read_bytes:sslv3 alert:...:SSL alert number ${n}\n`);
     expect(tlsRefusal(write(42), 'h:1', {})?.reason).toBe('no-client-certificate');
-    expect(tlsRefusal(write(46), 'h:1', withCert)).toMatchObject({ reason: 'certificate-refused', code: 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN' });
+    expect(tlsRefusal(write(46), 'h:1', withCert)).toMatchObject({
+      reason: 'certificate-refused',
+      code: 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+    });
     expect(tlsRefusal(write(48), 'h:1', withCert)?.reason).toBe('certificate-refused');
     expect(tlsRefusal(write(116), 'h:1', {})?.reason).toBe('no-client-certificate');
     expect(tlsRefusal(write(40), 'h:1', {})?.reason).toBe('handshake-failed');
@@ -46,7 +50,8 @@ describe('tlsRefusal', () => {
   });
 
   test('network failures are not refusals: they stay connection losses', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', undefined]) expect(tlsRefusal(err(code), 'h:1', {})).toBeUndefined();
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', undefined])
+      expect(tlsRefusal(err(code), 'h:1', {})).toBeUndefined();
   });
 });
 

@@ -32,8 +32,17 @@ afterEach(async () => {
 });
 
 const stat: Stat = {
-  czxid: 1n, mzxid: 2n, ctime: 3, mtime: 4, version: 5, cversion: 6, aversion: 7,
-  ephemeralOwner: 0n, dataLength: 1, numChildren: 0, pzxid: 8n,
+  czxid: 1n,
+  mzxid: 2n,
+  ctime: 3,
+  mtime: 4,
+  version: 5,
+  cversion: 6,
+  aversion: 7,
+  ephemeralOwner: 0n,
+  dataLength: 1,
+  numChildren: 0,
+  pzxid: 8n,
 };
 
 /** A peer that accepts the handshake, then hands control to `then`. */
@@ -53,7 +62,13 @@ describe('handshake', () => {
       peer.accept({ readOnly: true, timeOut: 5000, sessionId: 0x77n });
     });
     const passwd = Buffer.alloc(16, 3);
-    const { connection } = await open(zookeeper(s.address), { sessionId: 0x77n, passwd, lastZxidSeen: 42n, timeoutMs: 9000, readOnly: true });
+    const { connection } = await open(zookeeper(s.address), {
+      sessionId: 0x77n,
+      passwd,
+      lastZxidSeen: 42n,
+      timeoutMs: 9000,
+      readOnly: true,
+    });
     expect(seen).toEqual({ protocolVersion: 0, lastZxidSeen: 42n, timeOut: 9000, sessionId: 0x77n, passwd, readOnly: true });
     expect(connection).toMatchObject({ readOnly: true, negotiatedTimeoutMs: 5000, sessionId: 0x77n, server: s.address });
     expect(connection.passwd).toEqual(Buffer.alloc(16, 0xab));
@@ -141,7 +156,9 @@ describe('requests and replies', () => {
     const a = connection.send({ type: OpCode.exists, path: '/a', watch: false }).then((r) => (order.push('a'), r));
     const b = connection.send({ type: OpCode.getData, path: '/b', watch: false }).then((r) => (order.push('b'), r));
     const ping = connection.send({ type: OpCode.ping }).then((r) => (order.push('ping'), r));
-    const auth = connection.send({ type: OpCode.auth, authType: 0, scheme: 'digest', auth: Buffer.from('u:p') }).then((r) => (order.push('auth'), r));
+    const auth = connection
+      .send({ type: OpCode.auth, authType: 0, scheme: 'digest', auth: Buffer.from('u:p') })
+      .then((r) => (order.push('auth'), r));
     expect(await a).toEqual({ zxid: 10n, err: 0, response: { stat } });
     expect(await b).toEqual({ zxid: 11n, err: -101, response: undefined });
     expect(await ping).toEqual({ zxid: 9n, err: 0, response: undefined });
@@ -182,7 +199,9 @@ describe('requests and replies', () => {
         peer.socket.write(encodeReplyFrame({ xid: create.header.xid, zxid: 5n, err: 0 }, OpCode.create, { path: '/app/x' }));
         const eph = await peer.nextRequest();
         expect(eph.request).toEqual({ type: OpCode.getEphemerals, prefixPath: '/app/' });
-        peer.socket.write(encodeReplyFrame({ xid: eph.header.xid, zxid: 6n, err: 0 }, OpCode.getEphemerals, { ephemerals: ['/app/x', '/apple/y'] }));
+        peer.socket.write(
+          encodeReplyFrame({ xid: eph.header.xid, zxid: 6n, err: 0 }, OpCode.getEphemerals, { ephemerals: ['/app/x', '/apple/y'] }),
+        );
       }),
     );
     const t = zookeeper(`${s.address}/app`);
@@ -220,18 +239,24 @@ describe('bad input from the server closes with a typed ProtocolError', () => {
     ['a negative frame length', Buffer.from([0xff, 0xff, 0xff, 0xf0])],
     ['a frame shorter than a reply header', Buffer.from([0, 0, 0, 4, 0, 0, 0, 1])],
     ['a reply whose xid matches no request', encodeReplyFrame({ xid: 77, zxid: 1n, err: 0 }, OpCode.exists, { stat })],
-    ['a truncated getData body', (() => {
-      const f = encodeReplyFrame({ xid: 1, zxid: 1n, err: 0 }, OpCode.getData, { data: Buffer.from('abc'), stat });
-      const cut = f.subarray(0, f.length - 30);
-      cut.writeInt32BE(cut.length - 4, 0);
-      return cut;
-    })()],
-    ['a notification with a truncated event', (() => {
-      const f = encodeNotificationFrame(-1n, { type: 1, state: 3, path: '/somewhere' });
-      const cut = Buffer.from(f.subarray(0, f.length - 5));
-      cut.writeInt32BE(cut.length - 4, 0);
-      return cut;
-    })()],
+    [
+      'a truncated getData body',
+      (() => {
+        const f = encodeReplyFrame({ xid: 1, zxid: 1n, err: 0 }, OpCode.getData, { data: Buffer.from('abc'), stat });
+        const cut = f.subarray(0, f.length - 30);
+        cut.writeInt32BE(cut.length - 4, 0);
+        return cut;
+      })(),
+    ],
+    [
+      'a notification with a truncated event',
+      (() => {
+        const f = encodeNotificationFrame(-1n, { type: 1, state: 3, path: '/somewhere' });
+        const cut = Buffer.from(f.subarray(0, f.length - 5));
+        cut.writeInt32BE(cut.length - 4, 0);
+        return cut;
+      })(),
+    ],
   ];
 
   test.each(cases)('%s', async (_name, bytes, options) => {
@@ -290,7 +315,13 @@ describe('a reply stream split at arbitrary TCP chunk boundaries', () => {
               const { header } = await peer.nextRequest();
               if (i % 3 === 0) parts.push(encodeNotificationFrame(-1n, { type: EventType.NodeDataChanged, state: 3, path: `/n${i}` }));
               if (header.xid === -2) parts.push(encodeReplyFrame({ xid: -2, zxid: 0n, err: 0 }, OpCode.ping));
-              else parts.push(encodeReplyFrame({ xid: header.xid, zxid: BigInt(i), err: 0 }, OpCode.getData, { data: Buffer.from(`v${i}`.repeat(i)), stat }));
+              else
+                parts.push(
+                  encodeReplyFrame({ xid: header.xid, zxid: BigInt(i), err: 0 }, OpCode.getData, {
+                    data: Buffer.from(`v${i}`.repeat(i)),
+                    stat,
+                  }),
+                );
             }
             await peer.writeChunked(Buffer.concat(parts), sizes);
           }),
@@ -305,7 +336,11 @@ describe('a reply stream split at arbitrary TCP chunk boundaries', () => {
           if (i === 5) expect(r).toEqual({ zxid: 0n, err: 0, response: undefined });
           else expect(r.response!.data!.toString()).toBe(`v${i}`.repeat(i));
         });
-        expect(c.events.map((e) => e.event.path)).toEqual(Array.from({ length: N }, (_, i) => i).filter((i) => i % 3 === 0).map((i) => `/n${i}`));
+        expect(c.events.map((e) => e.event.path)).toEqual(
+          Array.from({ length: N }, (_, i) => i)
+            .filter((i) => i % 3 === 0)
+            .map((i) => `/n${i}`),
+        );
         c.connection.close();
         servers.pop();
         await s.close();

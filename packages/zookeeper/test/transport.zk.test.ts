@@ -63,9 +63,7 @@ describe.skipIf(!zk.available)('zookeeper transport against ZooKeeper 3.8', () =
     test('re-attaching keeps the session; the server closes the older connection on that server', async () => {
       const t = zookeeper(server.connectString);
       const first = track(await open(t));
-      const second = track(
-        await open(t, { sessionId: first.connection.sessionId, passwd: first.connection.passwd }),
-      );
+      const second = track(await open(t, { sessionId: first.connection.sessionId, passwd: first.connection.passwd }));
       expect(second.connection.sessionId).toBe(first.connection.sessionId);
       expect(second.connection.passwd.equals(first.connection.passwd)).toBe(true);
       const reason = await first.closed;
@@ -137,7 +135,14 @@ describe.skipIf(!zk.available)('zookeeper transport against ZooKeeper 3.8', () =
       expect(cc.response!.path).toBe('/container');
       // Servers hide the container/TTL marker: clients see ephemeralOwner 0 (DataNode.getClientEphemeralOwner).
       expect(cc.response!.stat.ephemeralOwner).toBe(0n);
-      const ttl = await c.send({ type: OpCode.createTTL, path: '/ttl', data: null, acl, flags: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000n });
+      const ttl = await c.send({
+        type: OpCode.createTTL,
+        path: '/ttl',
+        data: null,
+        acl,
+        flags: CreateMode.PERSISTENT_WITH_TTL,
+        ttl: 60_000n,
+      });
       expect(ttl.err).toBe(0);
       expect(ttl.response!.path).toBe('/ttl');
       for (const p of [c2.response!.path, '/container', '/ttl']) await c.send({ type: OpCode.delete, path: p, version: -1 });
@@ -181,7 +186,13 @@ describe.skipIf(!zk.available)('zookeeper transport against ZooKeeper 3.8', () =
       expect(read.response!.results[1]).toEqual({ type: -1, err: -101 });
       const empty = await c.send({ type: OpCode.multi, ops: [] });
       expect(empty).toMatchObject({ err: 0, response: { results: [] } });
-      await c.send({ type: OpCode.multi, ops: [{ type: OpCode.delete, path: '/m/c', version: -1 }, { type: OpCode.delete, path: '/m', version: -1 }] });
+      await c.send({
+        type: OpCode.multi,
+        ops: [
+          { type: OpCode.delete, path: '/m/c', version: -1 },
+          { type: OpCode.delete, path: '/m', version: -1 },
+        ],
+      });
     });
 
     test('getEphemerals, getAllChildrenNumber, whoAmI, sync, getACL/setACL', async () => {
@@ -198,7 +209,12 @@ describe.skipIf(!zk.available)('zookeeper transport against ZooKeeper 3.8', () =
       expect(sync.response!.path).toBe('/g');
       const got = await c.send({ type: OpCode.getACL, path: '/g' });
       expect(got.response!.acl).toEqual(acl);
-      const set = await c.send({ type: OpCode.setACL, path: '/g', acl: [{ perms: 31, id: { scheme: 'world', id: 'anyone' } }], version: 0 });
+      const set = await c.send({
+        type: OpCode.setACL,
+        path: '/g',
+        acl: [{ perms: 31, id: { scheme: 'world', id: 'anyone' } }],
+        version: 0,
+      });
       expect(set.response!.stat.aversion).toBe(1);
     });
 
@@ -277,7 +293,14 @@ describe.skipIf(!zk.available)('zookeeper transport against ZooKeeper 3.8', () =
       expect(c2.response!.path).toMatch(/^\/x\/s-\d{10}$/);
       const cont = await c.send({ type: OpCode.createContainer, path: '/cont', data: null, acl, flags: CreateMode.CONTAINER });
       expect(cont.response!.path).toBe('/cont');
-      const ttl = await c.send({ type: OpCode.createTTL, path: '/ttl', data: null, acl, flags: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000n });
+      const ttl = await c.send({
+        type: OpCode.createTTL,
+        path: '/ttl',
+        data: null,
+        acl,
+        flags: CreateMode.PERSISTENT_WITH_TTL,
+        ttl: 60_000n,
+      });
       expect(ttl.response!.path).toBe('/ttl');
 
       const multi = await c.send({
@@ -401,7 +424,9 @@ describe.skipIf(!zk.available)('zookeeper transport against ZooKeeper 3.8', () =
       await Promise.all(
         Array.from({ length: N }, (_, i) => c.send({ type: OpCode.create, path: `/pipe/n${i}`, data: data(String(i)), acl, flags: 0 })),
       );
-      const replies = await Promise.all(Array.from({ length: requests }, (_, i) => c.send({ type: OpCode.getData, path: `/pipe/n${i % N}`, watch: false })));
+      const replies = await Promise.all(
+        Array.from({ length: requests }, (_, i) => c.send({ type: OpCode.getData, path: `/pipe/n${i % N}`, watch: false })),
+      );
       replies.forEach((r, i) => expect(r.response!.data!.toString()).toBe(String(i % N)));
       const zxids = replies.map((r) => r.zxid);
       expect(zxids.every((z, i) => i === 0 || z >= zxids[i - 1]!)).toBe(true);

@@ -6,7 +6,11 @@ export type Child = Node | string | number | null | undefined | false | Child[];
 export type Attrs = Record<string, string | number | boolean | null | undefined | ((ev: Event) => void)>;
 
 /** `h('li.slot.holder', { 'data-holder': '' }, 'holder-A')`: tag with optional `.class`es, attributes (`on*` are listeners), children. */
-export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${string}`, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  spec: K | `${K}.${string}`,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const [tag, ...classes] = spec.split('.') as [K, ...string[]];
   const el = document.createElement(tag);
   if (classes.length) el.className = classes.join(' ');

@@ -38,7 +38,9 @@ function renderNav(): void {
   const view = currentView();
   replace(
     byId('nav'),
-    VIEWS.map((v) => h(v === view ? 'a.active' : 'a', { href: v === 'overview' ? '#/' : `#/${v}`, 'data-nav': v }, v[0]!.toUpperCase() + v.slice(1))),
+    VIEWS.map((v) =>
+      h(v === view ? 'a.active' : 'a', { href: v === 'overview' ? '#/' : `#/${v}`, 'data-nav': v }, v[0]!.toUpperCase() + v.slice(1)),
+    ),
   );
 }
 
@@ -46,19 +48,35 @@ function renderBanners(): void {
   const live =
     status.live === 'push'
       ? h('div.banner.live', { 'data-live-mode': 'push' }, '● Live: one persistent recursive watch pushes changes to this page.')
-      : h('div.banner.polling', { 'data-live-mode': 'polling' }, `⟳ Polling every ${status.pollMs / 1000} s: ${status.liveReason ?? 'the server refused persistent watches'}.`);
+      : h(
+          'div.banner.polling',
+          { 'data-live-mode': 'polling' },
+          `⟳ Polling every ${status.pollMs / 1000} s: ${status.liveReason ?? 'the server refused persistent watches'}.`,
+        );
   const access = status.write
-    ? h('div.banner.write', { 'data-access': 'write' }, '✎ Writes are enabled (--write): the Tree view can create, change and delete nodes.')
+    ? h(
+        'div.banner.write',
+        { 'data-access': 'write' },
+        '✎ Writes are enabled (--write): the Tree view can create, change and delete nodes.',
+      )
     : h('div.banner.read-only', { 'data-access': 'read-only' }, 'Read-only: start with --write to allow changes.');
   const exposure = status.exposed
-    ? h('div.banner.exposed', { 'data-exposure': 'exposed' }, `⚠ Reachable from other machines on ${status.listen}; basic auth is required (--ui-auth).`)
+    ? h(
+        'div.banner.exposed',
+        { 'data-exposure': 'exposed' },
+        `⚠ Reachable from other machines on ${status.listen}; basic auth is required (--ui-auth).`,
+      )
     : status.auth
       ? h('div.banner', { 'data-exposure': 'loopback' }, 'Basic auth is on.')
       : null;
   const down = offline ? h('div.banner.offline', null, 'The page server cannot be reached; retrying…') : null;
   const walk = overview?.report?.walk;
   const truncated = walk?.truncated
-    ? h('div.banner.truncated', null, `The recipe walk stopped after ${walk.visited} nodes (limit ${walk.limit}): recipes beyond it are not shown.`)
+    ? h(
+        'div.banner.truncated',
+        null,
+        `The recipe walk stopped after ${walk.visited} nodes (limit ${walk.limit}): recipes beyond it are not shown.`,
+      )
     : null;
   const errors = overview?.errors.length ? h('div.banner.offline', null, overview.errors.join('; ')) : null;
   replace(byId('banners'), live, access, exposure, down, truncated, errors);
@@ -86,7 +104,14 @@ function renderView(): void {
   const timelineSection = timeline ? timeline.render(serverNow()) : null;
   switch (view) {
     case 'overview':
-      return replace(container, locksSection(report), h('div.pair', null, electionsSection(report), timelineSection), groupsSection(report), servicesSection(report), queuesSection(report));
+      return replace(
+        container,
+        locksSection(report),
+        h('div.pair', null, electionsSection(report), timelineSection),
+        groupsSection(report),
+        servicesSection(report),
+        queuesSection(report),
+      );
     case 'locks':
       return replace(container, locksSection(report), timelineSection);
     case 'elections':

@@ -84,7 +84,9 @@ export class Timeline {
     const end = Math.max(this.lastAt, now, start + 1_000);
     const span = end - start;
     const pct = (t: number): number => ((t - start) / span) * 100;
-    const lanes = [...this.lanes.values()].sort((a, b) => (a.kind === b.kind ? a.path.localeCompare(b.path) : a.kind === 'election' ? -1 : 1));
+    const lanes = [...this.lanes.values()].sort((a, b) =>
+      a.kind === b.kind ? a.path.localeCompare(b.path) : a.kind === 'election' ? -1 : 1,
+    );
     const rows = lanes.map((lane) =>
       h(
         'div.lane',
@@ -94,7 +96,11 @@ export class Timeline {
           'div.lane-track',
           null,
           lane.segments.map((s) => {
-            const seg = h(s.label === null ? 'div.segment.none' : 'div.segment', { title: `${s.label ?? 'nobody'} from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : ''}` }, s.label ?? '');
+            const seg = h(
+              s.label === null ? 'div.segment.none' : 'div.segment',
+              { title: `${s.label ?? 'nobody'} from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : ''}` },
+              s.label ?? '',
+            );
             seg.style.left = `${pct(s.from)}%`;
             seg.style.width = `${Math.max(0.5, pct(s.to ?? end) - pct(s.from))}%`;
             if (s.label !== null) seg.style.setProperty('--hue', String(hue(s.label)));
@@ -107,8 +113,15 @@ export class Timeline {
     return h(
       'section.card.timeline',
       { id: 'timeline' },
-      h('header', null, h('strong', null, 'Timeline'), h('span.count', null, `since the page opened at ${clock(start)} · ${this.changes.length} changes`)),
-      rows.length ? h('div.lanes', null, rows, h('div.axis', null, h('span', null, clock(start)), h('span', null, clock(end)))) : h('p.muted', null, 'No elections or locks yet.'),
+      h(
+        'header',
+        null,
+        h('strong', null, 'Timeline'),
+        h('span.count', null, `since the page opened at ${clock(start)} · ${this.changes.length} changes`),
+      ),
+      rows.length
+        ? h('div.lanes', null, rows, h('div.axis', null, h('span', null, clock(start)), h('span', null, clock(end))))
+        : h('p.muted', null, 'No elections or locks yet.'),
       h(
         'ol.changes',
         null,

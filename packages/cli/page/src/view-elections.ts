@@ -34,8 +34,14 @@ export function electionCard(e: ElectionInfo, alsoLock = false): HTMLElement {
       h('span.badge', null, e.kind),
       h('span.count', null, e.leader ? `led by ${e.leader.id || e.leader.name}` : 'no leader'),
     ),
-    alsoLock ? h('p.muted.note', null, 'The nodes of the lock of the same path: a LeaderSelector or a Mutex, which share one layout.') : null,
-    h('ol.participants', null, e.participants.map((p, i) => participant(p, i, e.leaderForMs))),
+    alsoLock
+      ? h('p.muted.note', null, 'The nodes of the lock of the same path: a LeaderSelector or a Mutex, which share one layout.')
+      : null,
+    h(
+      'ol.participants',
+      null,
+      e.participants.map((p, i) => participant(p, i, e.leaderForMs)),
+    ),
   );
 }
 
@@ -44,6 +50,8 @@ export function electionsSection(report: RecipeReport): HTMLElement {
     'section.group-of-cards',
     { id: 'elections' },
     h('h2', null, 'Elections ', h('span.count', null, String(report.elections.length))),
-    report.elections.length ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path))) : h('p.muted', null, 'No elections found.'),
+    report.elections.length
+      ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path)))
+      : h('p.muted', null, 'No elections found.'),
   );
 }

@@ -8,7 +8,13 @@ import { h } from './dom.js';
 import { dataLabel, shortName } from './format.js';
 import { since } from './ticker.js';
 
-function slot(node: LockNode, role: 'holder' | 'co-holder' | 'waiter', position: number, heldForMs: number | null, at: number): HTMLElement {
+function slot(
+  node: LockNode,
+  role: 'holder' | 'co-holder' | 'waiter',
+  position: number,
+  heldForMs: number | null,
+  at: number,
+): HTMLElement {
   const attrs: Record<string, string> = { [`data-${role}`]: node.name, title: node.path };
   const waited = at - node.ctime;
   return h(

@@ -42,7 +42,11 @@ export function serviceCard(s: ServiceInfo): HTMLElement {
           i.enabled ? 'li.member' : 'li.member.disabled',
           { 'data-instance': i.id, title: i.path },
           h('span.id', null, i.id),
-          h('span.data', null, `${i.address ?? '?'}${i.port !== null ? `:${i.port}` : ''}${i.sslPort !== null ? ` (ssl ${i.sslPort})` : ''}`),
+          h(
+            'span.data',
+            null,
+            `${i.address ?? '?'}${i.port !== null ? `:${i.port}` : ''}${i.sslPort !== null ? ` (ssl ${i.sslPort})` : ''}`,
+          ),
           h('span.meta', null, `${i.serviceType}${i.enabled ? '' : ' · disabled'} · session ${i.sessionId}`),
         ),
       ),

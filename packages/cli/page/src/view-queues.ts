@@ -14,7 +14,19 @@ export function queuesSection(report: RecipeReport): HTMLElement {
       ? h(
           'table.grid',
           null,
-          h('thead', null, h('tr', null, h('th', null, 'path'), h('th', null, 'kind'), h('th', null, 'depth'), h('th', null, 'oldest item'), h('th', null, 'age'))),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              h('th', null, 'path'),
+              h('th', null, 'kind'),
+              h('th', null, 'depth'),
+              h('th', null, 'oldest item'),
+              h('th', null, 'age'),
+            ),
+          ),
           h(
             'tbody',
             null,
@@ -39,7 +51,8 @@ export function queuesSection(report: RecipeReport): HTMLElement {
 
 /** `own`: the page server's own session, marked as such. */
 export function sessionsSection(sessions: SessionsReport | null, own: string): HTMLElement {
-  if (!sessions) return h('section.group-of-cards', { id: 'sessions' }, h('h2', null, 'Sessions'), h('p.muted', null, 'Sessions could not be read.'));
+  if (!sessions)
+    return h('section.group-of-cards', { id: 'sessions' }, h('h2', null, 'Sessions'), h('p.muted', null, 'Sessions could not be read.'));
   return h(
     'section.group-of-cards',
     { id: 'sessions' },
@@ -51,11 +64,30 @@ export function sessionsSection(sessions: SessionsReport | null, own: string): H
         ? 'From the servers’ cons and dump four-letter words.'
         : 'The servers did not answer cons / dump, so these are the owners of the ephemeral nodes the walk saw (no address or timeout).',
     ),
-    sessions.problems.length ? h('ul.problems', null, sessions.problems.map((p) => h('li', null, h('code', null, p.server), `: ${p.reason}`))) : null,
+    sessions.problems.length
+      ? h(
+          'ul.problems',
+          null,
+          sessions.problems.map((p) => h('li', null, h('code', null, p.server), `: ${p.reason}`)),
+        )
+      : null,
     h(
       'table.grid',
       null,
-      h('thead', null, h('tr', null, h('th', null, 'session'), h('th', null, 'client'), h('th', null, 'timeout'), h('th', null, 'server'), h('th', null, 'last op'), h('th', null, 'ephemerals'))),
+      h(
+        'thead',
+        null,
+        h(
+          'tr',
+          null,
+          h('th', null, 'session'),
+          h('th', null, 'client'),
+          h('th', null, 'timeout'),
+          h('th', null, 'server'),
+          h('th', null, 'last op'),
+          h('th', null, 'ephemerals'),
+        ),
+      ),
       h(
         'tbody',
         null,
@@ -68,7 +100,17 @@ export function sessionsSection(sessions: SessionsReport | null, own: string): H
             h('td', null, s.timeoutMs !== null ? `${s.timeoutMs} ms` : '—'),
             h('td', null, s.server ?? '—'),
             h('td', null, s.lastOperation ?? '—'),
-            h('td', null, s.ephemerals.length ? h('ul.ephemerals', null, s.ephemerals.map((e) => h('li', { 'data-ephemeral': e }, h('code', null, e)))) : h('span.muted', null, 'none')),
+            h(
+              'td',
+              null,
+              s.ephemerals.length
+                ? h(
+                    'ul.ephemerals',
+                    null,
+                    s.ephemerals.map((e) => h('li', { 'data-ephemeral': e }, h('code', null, e))),
+                  )
+                : h('span.muted', null, 'none'),
+            ),
           ),
         ),
       ),

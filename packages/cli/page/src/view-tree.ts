@@ -132,7 +132,10 @@ export class TreeView {
   private reFill(path: string): void {
     const li = this.rows.get(path);
     const parent = path === '/' ? null : path.slice(0, path.lastIndexOf('/')) || '/';
-    const entry = parent === null ? { name: '/', path: '/', numChildren: 1, dataLength: 0, ephemeral: false } : this.listings.get(parent)?.entries.find((e) => e.path === path);
+    const entry =
+      parent === null
+        ? { name: '/', path: '/', numChildren: 1, dataLength: 0, ephemeral: false }
+        : this.listings.get(parent)?.entries.find((e) => e.path === path);
     if (li && entry) this.fillRow(li, entry);
   }
 
@@ -174,7 +177,11 @@ export class TreeView {
         h(
           'li.more',
           null,
-          h('button', { onclick: () => void this.list(path, shown + PAGE) }, `show ${Math.min(PAGE, listing.total - shown)} more of ${listing.total - shown} not shown`),
+          h(
+            'button',
+            { onclick: () => void this.list(path, shown + PAGE) },
+            `show ${Math.min(PAGE, listing.total - shown)} more of ${listing.total - shown} not shown`,
+          ),
         ),
       );
     }
@@ -185,7 +192,10 @@ export class TreeView {
     const previous = this.selected;
     this.selected = path;
     if (previous !== path) {
-      this.rows.get(previous ?? '')?.querySelector('.name')?.classList.remove('selected');
+      this.rows
+        .get(previous ?? '')
+        ?.querySelector('.name')
+        ?.classList.remove('selected');
       this.rows.get(path)?.querySelector('.name')?.classList.add('selected');
     }
     if (resetMessage) this.message = '';
@@ -203,7 +213,8 @@ export class TreeView {
     const node = this.node;
     if (!node) return;
     const data = base64Bytes(node.data);
-    const shown = this.mode === 'hex' ? hexDump(data) : this.mode === 'json' ? prettyJson(node.text) : node.text ?? '(not UTF-8 text: see hex)';
+    const shown =
+      this.mode === 'hex' ? hexDump(data) : this.mode === 'json' ? prettyJson(node.text) : (node.text ?? '(not UTF-8 text: see hex)');
     const tab = (mode: DataMode, label: string): HTMLElement =>
       h(
         this.mode === mode ? 'button.tab.active' : 'button.tab',
@@ -234,9 +245,26 @@ export class TreeView {
       this.nodePane,
       h('h2.node-path', { 'data-node-path': node.path }, h('code', null, node.path)),
       h('div.tabs', null, tab('text', 'Text'), tab('json', 'JSON'), tab('hex', 'Hex'), h('span.meta', null, bytes(data.length))),
-      data.length === 0 ? h('p.muted.empty-data', { 'data-view': this.mode }, '(no data)') : h('pre.data', { 'data-view': this.mode }, shown),
-      h('div.columns', null,
-        h('div', null, h('h3', null, 'Stat'), h('table.grid.stat', null, h('tbody', null, statRows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, h('code', null, v))))))),
+      data.length === 0
+        ? h('p.muted.empty-data', { 'data-view': this.mode }, '(no data)')
+        : h('pre.data', { 'data-view': this.mode }, shown),
+      h(
+        'div.columns',
+        null,
+        h(
+          'div',
+          null,
+          h('h3', null, 'Stat'),
+          h(
+            'table.grid.stat',
+            null,
+            h(
+              'tbody',
+              null,
+              statRows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, h('code', null, v)))),
+            ),
+          ),
+        ),
         h(
           'div',
           null,
@@ -247,11 +275,25 @@ export class TreeView {
                 'table.grid.acl',
                 null,
                 h('thead', null, h('tr', null, h('th', null, 'scheme'), h('th', null, 'id'), h('th', null, 'perms'))),
-                h('tbody', null, node.acl.map((a) => h('tr', null, h('td', null, a.scheme), h('td', null, h('code', null, a.id)), h('td', null, h('code', null, a.permString))))),
+                h(
+                  'tbody',
+                  null,
+                  node.acl.map((a) =>
+                    h(
+                      'tr',
+                      null,
+                      h('td', null, a.scheme),
+                      h('td', null, h('code', null, a.id)),
+                      h('td', null, h('code', null, a.permString)),
+                    ),
+                  ),
+                ),
               ),
         ),
       ),
-      this.status.write ? this.writeControls(node) : h('p.muted.read-only-note', null, 'Read-only: start `tenure ui` with --write to edit nodes.'),
+      this.status.write
+        ? this.writeControls(node)
+        : h('p.muted.read-only-note', null, 'Read-only: start `tenure ui` with --write to edit nodes.'),
     );
   }
 
@@ -277,8 +319,34 @@ export class TreeView {
       h('h3', null, 'Change'),
       this.message ? h('p.message', null, this.message) : null,
       text,
-      h('button', { onclick: () => void run(() => postJson('/api/set', { path: node.path, data: text.value, encoding: 'utf8', version: node.stat.version }), 'saved') }, `Save (if still version ${node.stat.version})`),
-      h('div.inline', null, childName, childData, h('button', { onclick: () => void run(() => postJson('/api/create', { path: childPath(node.path, childName.value), data: childData.value, encoding: 'utf8' }), 'created') }, 'Create child')),
+      h(
+        'button',
+        {
+          onclick: () =>
+            void run(
+              () => postJson('/api/set', { path: node.path, data: text.value, encoding: 'utf8', version: node.stat.version }),
+              'saved',
+            ),
+        },
+        `Save (if still version ${node.stat.version})`,
+      ),
+      h(
+        'div.inline',
+        null,
+        childName,
+        childData,
+        h(
+          'button',
+          {
+            onclick: () =>
+              void run(
+                () => postJson('/api/create', { path: childPath(node.path, childName.value), data: childData.value, encoding: 'utf8' }),
+                'created',
+              ),
+          },
+          'Create child',
+        ),
+      ),
       node.path === '/'
         ? null
         : h(
@@ -291,7 +359,10 @@ export class TreeView {
                 onclick: () => {
                   if (!confirm(`Delete ${node.path}${recursive.checked ? ' and everything under it' : ''}?`)) return;
                   const parent = node.path.slice(0, node.path.lastIndexOf('/')) || '/';
-                  void run(() => postJson('/api/delete', { path: node.path, version: node.stat.version, recursive: recursive.checked }), 'deleted').then(() => this.select(parent));
+                  void run(
+                    () => postJson('/api/delete', { path: node.path, version: node.stat.version, recursive: recursive.checked }),
+                    'deleted',
+                  ).then(() => this.select(parent));
                 },
               },
               'Delete',

@@ -28,7 +28,8 @@ export function parseAcl(text: string): ACL[] {
   return entries.map((entry) => {
     const first = entry.indexOf(':');
     const last = entry.lastIndexOf(':');
-    if (first <= 0 || last === first) throw new UsageError(`ACL ${JSON.stringify(entry)}: expected scheme:id:perms (e.g. world:anyone:cdrwa)`);
+    if (first <= 0 || last === first)
+      throw new UsageError(`ACL ${JSON.stringify(entry)}: expected scheme:id:perms (e.g. world:anyone:cdrwa)`);
     const letters = entry.slice(last + 1);
     let perms = 0;
     for (const ch of letters) {

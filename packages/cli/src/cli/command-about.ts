@@ -112,7 +112,8 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
   },
   ui: {
     synopsis: 'ui [--port 8181] [--host 127.0.0.1] [--write] [--ui-auth user:password] [--limit N] [PATH]',
-    summary: 'serve a live web page of locks, elections, groups, services, queues, sessions and the tree (read-only unless --write) until Ctrl-C',
+    summary:
+      'serve a live web page of locks, elections, groups, services, queues, sessions and the tree (read-only unless --write) until Ctrl-C',
     example: 'tenure --server zk1:2181 ui --port 8181',
   },
 };

@@ -11,7 +11,10 @@ import { UsageError } from './usage-error.js';
 
 /** Refuses connection options that cannot work (a TLS file that cannot be read, half a key pair), before anything connects. */
 export function checkConnectionOptions(o: GlobalOptions): void {
-  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw new UsageError(`${o.tlsCert === undefined ? '--tls-key' : '--tls-cert'} needs ${o.tlsCert === undefined ? '--tls-cert' : '--tls-key'} too (a client certificate and its key)`);
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined))
+    throw new UsageError(
+      `${o.tlsCert === undefined ? '--tls-key' : '--tls-cert'} needs ${o.tlsCert === undefined ? '--tls-cert' : '--tls-key'} too (a client certificate and its key)`,
+    );
   tlsOptionsOf(o);
 }
 

@@ -69,7 +69,10 @@ async function overwrite(client: Client, path: string, data: Buffer, acl: readon
 }
 
 function aclKey(acl: readonly ACL[]): string {
-  return acl.map((a) => `${a.id.scheme}:${a.id.id}:${a.perms}`).sort().join(',');
+  return acl
+    .map((a) => `${a.id.scheme}:${a.id.id}:${a.perms}`)
+    .sort()
+    .join(',');
 }
 
 const BATCH = 64;
@@ -173,14 +176,18 @@ const importCommand: CommandSpec = {
   args: { min: 1, max: 2 },
   pathArgs: [1],
   validate({ flags }) {
-    if (flags.ephemerals !== undefined && flags.ephemerals !== 'skip' && flags.ephemerals !== 'persistent') throw new UsageError('import: --ephemerals: expected skip or persistent');
+    if (flags.ephemerals !== undefined && flags.ephemerals !== 'skip' && flags.ephemerals !== 'persistent')
+      throw new UsageError('import: --ephemerals: expected skip or persistent');
   },
   async run({ client, out }, { args, flags }) {
     const eph = flags.ephemerals === 'persistent' ? 'persistent' : 'skip';
     const file = await readDumpFile(args[0]!);
     const r = await importTree(client, file, { target: args[1], overwrite: flags.overwrite === true, ephemerals: eph });
     if (out.json) out.document({ source: args[0], root: args[1] ?? file.root, ...r });
-    else out.line(`Imported ${r.created} nodes${r.updated ? `, updated ${r.updated}` : ''}${r.unchanged ? `, ${r.unchanged} unchanged` : ''}${r.skipped ? `, skipped ${r.skipped} (ephemeral nodes and what is under them, or /)` : ''}`);
+    else
+      out.line(
+        `Imported ${r.created} nodes${r.updated ? `, updated ${r.updated}` : ''}${r.unchanged ? `, ${r.unchanged} unchanged` : ''}${r.skipped ? `, skipped ${r.skipped} (ephemeral nodes and what is under them, or /)` : ''}`,
+      );
   },
 };
 

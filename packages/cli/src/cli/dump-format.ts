@@ -71,9 +71,14 @@ export function checkDumpFile(value: unknown, source: string): DumpFile {
   f.nodes!.forEach((n, i) => {
     const at = `nodes[${i}]`;
     if (n === null || typeof n !== 'object') bad(`${at} is not an object`);
-    if (typeof n.path !== 'string' || !(n.path === f.root || n.path.startsWith(f.root === '/' ? '/' : `${f.root}/`))) bad(`${at}.path is not under the root`);
+    if (typeof n.path !== 'string' || !(n.path === f.root || n.path.startsWith(f.root === '/' ? '/' : `${f.root}/`)))
+      bad(`${at}.path is not under the root`);
     if (typeof n.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(n.data)) bad(`${at}.data is not base64`);
-    if (!Array.isArray(n.acl) || n.acl.some((a) => typeof a?.scheme !== 'string' || typeof a.id !== 'string' || typeof a.perms !== 'string')) bad(`${at}.acl`);
+    if (
+      !Array.isArray(n.acl) ||
+      n.acl.some((a) => typeof a?.scheme !== 'string' || typeof a.id !== 'string' || typeof a.perms !== 'string')
+    )
+      bad(`${at}.acl`);
     if (!MODES.has(n.mode)) bad(`${at}.mode ${JSON.stringify(n.mode)}`);
     if (n.mode === 'ttl' && !(typeof n.ttlMs === 'number' && n.ttlMs > 0)) bad(`${at}: a ttl node needs ttlMs`);
   });

@@ -26,7 +26,10 @@ const WITH_VALUE = new Set(['--server', '--auth', '--tls-ca', '--tls-cert', '--t
 const FLAGS = new Set(['--json', '--help', '-h', '--version']);
 
 /** The global options, and argv without them (`--` and everything after it is left alone). */
-export function takeGlobalOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): { options: GlobalOptions; rest: string[] } {
+export function takeGlobalOptions(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { options: GlobalOptions; rest: string[] } {
   const options: GlobalOptions = {
     server: env.TENURE_SERVER || '127.0.0.1:2181',
     auth: [],
@@ -74,7 +77,8 @@ export function takeGlobalOptions(argv: readonly string[], env: NodeJS.ProcessEn
 function apply(o: GlobalOptions, name: string, value: string): void {
   switch (name) {
     case '--server':
-      if (!/^[^/\s]+(\/.*)?$/.test(value)) throw new UsageError(`--server: expected host:port[,host:port][/chroot], got ${JSON.stringify(value)}`);
+      if (!/^[^/\s]+(\/.*)?$/.test(value))
+        throw new UsageError(`--server: expected host:port[,host:port][/chroot], got ${JSON.stringify(value)}`);
       o.server = value;
       return;
     case '--auth': {

@@ -2,7 +2,17 @@
  * The recipe-aware commands: locks, leaders, groups, services, queues, sessions. Each runs one
  * bounded walk (inspect/) under PATH (default /), `--limit` nodes at most.
  */
-import { dataText, DEFAULT_WALK_LIMIT, inspectSessions, inspectWithWalk, sessionHex, sessionsOfWalk, type InspectResult, type QueueItemInfo, type RecipeReport } from '../inspect/index.js';
+import {
+  dataText,
+  DEFAULT_WALK_LIMIT,
+  inspectSessions,
+  inspectWithWalk,
+  sessionHex,
+  sessionsOfWalk,
+  type InspectResult,
+  type QueueItemInfo,
+  type RecipeReport,
+} from '../inspect/index.js';
 import { about } from './command-about.js';
 import { tlsOptionsOf } from './connection.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
@@ -12,7 +22,11 @@ import { limitFlag } from './zk-commands.js';
 const LIMIT = { limit: { type: 'string' } } as const;
 
 async function walk(ctx: CommandContext, input: CommandInput): Promise<InspectResult> {
-  const r = await inspectWithWalk(ctx.client, { path: input.args[0] ?? '/', limit: limitFlag(input.flags, DEFAULT_WALK_LIMIT), signal: ctx.signal });
+  const r = await inspectWithWalk(ctx.client, {
+    path: input.args[0] ?? '/',
+    limit: limitFlag(input.flags, DEFAULT_WALK_LIMIT),
+    signal: ctx.signal,
+  });
   const w = r.report.walk;
   if (w.truncated) ctx.out.warn(`tenure: the walk stopped at --limit ${w.limit} nodes under ${w.root}: some recipes may be missing`);
   for (const e of w.errors) ctx.out.warn(`tenure: could not read ${e.path}: ${e.error}`);
@@ -47,27 +61,71 @@ function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' |
   };
 }
 
-const locks = recipeCommand('locks', 'locks', 'no locks found', ['LOCK', 'KIND', 'ROLE', 'SESSION', 'TOKEN', 'HELD FOR', 'DATA', 'NODE'], (items) =>
-  items.flatMap((l) => [
-    ...l.holders.map((h, i) => [l.path, l.kind, 'holder', h.sessionId, h.fencingToken, i === 0 ? formatDuration(l.heldForMs) : formatDuration(l.heldForMs === null ? null : Math.max(0, l.heldForMs - (h.ctime - l.holder!.ctime))), dataText(h.data), h.name]),
-    ...l.waiters.map((w, i) => [l.path, l.kind, `waiter ${i + 1}`, w.sessionId, w.fencingToken, '-', dataText(w.data), w.name]),
-  ]),
+const locks = recipeCommand(
+  'locks',
+  'locks',
+  'no locks found',
+  ['LOCK', 'KIND', 'ROLE', 'SESSION', 'TOKEN', 'HELD FOR', 'DATA', 'NODE'],
+  (items) =>
+    items.flatMap((l) => [
+      ...l.holders.map((h, i) => [
+        l.path,
+        l.kind,
+        'holder',
+        h.sessionId,
+        h.fencingToken,
+        i === 0
+          ? formatDuration(l.heldForMs)
+          : formatDuration(l.heldForMs === null ? null : Math.max(0, l.heldForMs - (h.ctime - l.holder!.ctime))),
+        dataText(h.data),
+        h.name,
+      ]),
+      ...l.waiters.map((w, i) => [l.path, l.kind, `waiter ${i + 1}`, w.sessionId, w.fencingToken, '-', dataText(w.data), w.name]),
+    ]),
 );
 
-const leaders = recipeCommand('leaders', 'elections', 'no elections found', ['ELECTION', 'KIND', 'ROLE', 'ID', 'SESSION', 'TOKEN', 'FOR', 'NODE'], (items) =>
-  items.flatMap((e) =>
-    e.participants.map((p, i) => [e.path, e.kind, p.isLeader ? 'leader' : `participant ${i}`, dataText(p.data), p.sessionId, p.fencingToken, p.isLeader ? formatDuration(e.leaderForMs) : '-', p.name]),
-  ),
+const leaders = recipeCommand(
+  'leaders',
+  'elections',
+  'no elections found',
+  ['ELECTION', 'KIND', 'ROLE', 'ID', 'SESSION', 'TOKEN', 'FOR', 'NODE'],
+  (items) =>
+    items.flatMap((e) =>
+      e.participants.map((p, i) => [
+        e.path,
+        e.kind,
+        p.isLeader ? 'leader' : `participant ${i}`,
+        dataText(p.data),
+        p.sessionId,
+        p.fencingToken,
+        p.isLeader ? formatDuration(e.leaderForMs) : '-',
+        p.name,
+      ]),
+    ),
 );
 
 const groups = recipeCommand('groups', 'groups', 'no groups found', ['GROUP', 'MEMBER', 'SESSION', 'DATA'], (items) =>
   items.flatMap((g) => g.members.map((m) => [g.path, m.id, m.sessionId, dataText(m.data)])),
 );
 
-const services = recipeCommand('services', 'services', 'no services found', ['SERVICE', 'INSTANCE', 'ADDRESS', 'PORT', 'TYPE', 'ENABLED', 'SESSION', 'PATH'], (items) =>
-  items.flatMap((s) =>
-    s.instances.map((i) => [s.name, i.id, i.address ?? '-', i.port === null ? (i.sslPort === null ? '-' : `ssl ${i.sslPort}`) : String(i.port), i.serviceType, i.enabled ? 'yes' : 'no', i.sessionId, i.path]),
-  ),
+const services = recipeCommand(
+  'services',
+  'services',
+  'no services found',
+  ['SERVICE', 'INSTANCE', 'ADDRESS', 'PORT', 'TYPE', 'ENABLED', 'SESSION', 'PATH'],
+  (items) =>
+    items.flatMap((s) =>
+      s.instances.map((i) => [
+        s.name,
+        i.id,
+        i.address ?? '-',
+        i.port === null ? (i.sslPort === null ? '-' : `ssl ${i.sslPort}`) : String(i.port),
+        i.serviceType,
+        i.enabled ? 'yes' : 'no',
+        i.sessionId,
+        i.path,
+      ]),
+    ),
 );
 
 const queues = recipeCommand('queues', 'queues', 'no queues found', ['QUEUE', 'KIND', 'DEPTH', 'OLDEST', 'AGE', 'DATA'], (items) =>
@@ -106,7 +164,14 @@ const sessions: CommandSpec = {
     }
     ctx.out.table(
       ['SESSION', 'CLIENT', 'TIMEOUT', 'SERVER', 'LAST OP', 'EPHEMERALS'],
-      words.sessions.map((s) => [s.sessionId, s.clientAddress ?? '-', s.timeoutMs === null ? '-' : `${s.timeoutMs} ms`, s.server ?? '-', s.lastOperation ?? '-', s.ephemerals.length === 0 ? '-' : s.ephemerals.join(' ')]),
+      words.sessions.map((s) => [
+        s.sessionId,
+        s.clientAddress ?? '-',
+        s.timeoutMs === null ? '-' : `${s.timeoutMs} ms`,
+        s.server ?? '-',
+        s.lastOperation ?? '-',
+        s.ephemerals.length === 0 ? '-' : s.ephemerals.join(' '),
+      ]),
     );
   },
 };

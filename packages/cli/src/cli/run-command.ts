@@ -26,12 +26,16 @@ export function parseCommand(words: readonly string[]): ParsedCommand {
   try {
     parsed = parseArgs({ args: [...words.slice(1)], options: spec.options ?? {}, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError(`${spec.name}: ${(err as Error).message.split('\n')[0]!.split('. To specify')[0]} (usage: tenure ${spec.synopsis})`);
+    throw new UsageError(
+      `${spec.name}: ${(err as Error).message.split('\n')[0]!.split('. To specify')[0]} (usage: tenure ${spec.synopsis})`,
+    );
   }
   const args = parsed.positionals;
   if (args.length < spec.args.min || args.length > spec.args.max) {
     const want = spec.args.min === spec.args.max ? `${spec.args.min}` : `${spec.args.min} to ${spec.args.max}`;
-    throw new UsageError(`${spec.name} takes ${want} argument${spec.args.max === 1 ? '' : 's'}, got ${args.length} (usage: tenure ${spec.synopsis})`);
+    throw new UsageError(
+      `${spec.name} takes ${want} argument${spec.args.max === 1 ? '' : 's'}, got ${args.length} (usage: tenure ${spec.synopsis})`,
+    );
   }
   // Paths are checked here too, so that a malformed one is a usage error before any connection.
   for (const i of spec.pathArgs ?? (spec.args.max > 0 ? [0] : [])) {
@@ -47,7 +51,9 @@ export function parseCommand(words: readonly string[]): ParsedCommand {
   for (const [flag, min] of INTEGER_FLAGS) {
     const v = input.flags[flag];
     if (typeof v === 'string' && !(/^-?\d+$/.test(v) && Number(v) >= min && Number.isSafeInteger(Number(v)))) {
-      throw new UsageError(`${spec.name}: --${flag}: expected an integer${min > -Infinity ? ` of at least ${min}` : ''}, got ${JSON.stringify(v)}`);
+      throw new UsageError(
+        `${spec.name}: --${flag}: expected an integer${min > -Infinity ? ` of at least ${min}` : ''}, got ${JSON.stringify(v)}`,
+      );
     }
   }
   spec.validate?.(input);

@@ -59,7 +59,13 @@ export async function completeLine(client: Client, line: string): Promise<[strin
   const prefix = current.slice(slash + 1);
   try {
     const { children } = await client.getChildren(parent);
-    return [children.filter((c) => c.startsWith(prefix)).sort().map((c) => childPath(parent, c)), current];
+    return [
+      children
+        .filter((c) => c.startsWith(prefix))
+        .sort()
+        .map((c) => childPath(parent, c)),
+      current,
+    ];
   } catch {
     return [[], current];
   }
@@ -99,7 +105,9 @@ export async function runShell(client: Client, options: GlobalOptions, io: Shell
   const prompt = (): void => {
     if (io.stdin.isTTY === true && !closed) rl.prompt();
   };
-  io.stderr.write(`Connected to ${client.connectedServer ?? options.server} (session ${sessionHex(client.sessionId)}). Type help, or quit.\n`);
+  io.stderr.write(
+    `Connected to ${client.connectedServer ?? options.server} (session ${sessionHex(client.sessionId)}). Type help, or quit.\n`,
+  );
   prompt();
   for await (const line of rl) {
     const trimmed = line.trim();
@@ -123,7 +131,14 @@ export async function runShell(client: Client, options: GlobalOptions, io: Shell
 }
 
 /** One line of the shell; resolves true when the shell should end. */
-async function runLine(client: Client, options: GlobalOptions, io: ShellIo, line: string, session: readonly string[], setRunning: (c: AbortController) => void): Promise<boolean> {
+async function runLine(
+  client: Client,
+  options: GlobalOptions,
+  io: ShellIo,
+  line: string,
+  session: readonly string[],
+  setRunning: (c: AbortController) => void,
+): Promise<boolean> {
   try {
     let words = splitWords(line);
     if (words.length === 0) return false;
@@ -150,7 +165,16 @@ async function runLine(client: Client, options: GlobalOptions, io: ShellIo, line
     const cmd = parseCommand(words);
     const controller = new AbortController();
     setRunning(controller);
-    await runParsed({ client, options: { ...options, json }, out: createOutput(io.stdout, io.stderr, json), signal: controller.signal, interactive: true }, cmd);
+    await runParsed(
+      {
+        client,
+        options: { ...options, json },
+        out: createOutput(io.stdout, io.stderr, json),
+        signal: controller.signal,
+        interactive: true,
+      },
+      cmd,
+    );
   } catch (err) {
     io.stderr.write(`tenure: ${describeError(err).message}\n`);
   }

@@ -27,7 +27,12 @@ const tree: CommandSpec = {
       const byPath = new Map<string, TreeJson>();
       let top: TreeJson | undefined;
       for (const n of t.nodes) {
-        const j: TreeJson = { path: n.path, name: n.path === '/' ? '/' : n.path.slice(n.path.lastIndexOf('/') + 1), bytes: n.stat.dataLength, children: [] };
+        const j: TreeJson = {
+          path: n.path,
+          name: n.path === '/' ? '/' : n.path.slice(n.path.lastIndexOf('/') + 1),
+          bytes: n.stat.dataLength,
+          children: [],
+        };
         if (n.stat.ephemeralOwner !== 0n) j.ephemeralOwner = sessionHex(n.stat.ephemeralOwner);
         byPath.set(n.path, j);
         const parent = byPath.get(n.path.slice(0, Math.max(1, n.path.lastIndexOf('/'))));

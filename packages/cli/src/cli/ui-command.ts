@@ -8,7 +8,13 @@ import { DEFAULT_WALK_LIMIT } from '../inspect/index.js';
 
 const ui: CommandSpec = {
   ...about('ui'),
-  options: { port: { type: 'string' }, host: { type: 'string' }, write: { type: 'boolean' }, 'ui-auth': { type: 'string' }, limit: { type: 'string' } },
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    write: { type: 'boolean' },
+    'ui-auth': { type: 'string' },
+    limit: { type: 'string' },
+  },
   args: { min: 0, max: 1 },
   pathArgs: [0],
   async run({ client, out, options, signal }, { args, flags }) {

@@ -33,7 +33,8 @@ export function describeError(err: unknown): { code: number; message: string; na
     const name = keeperName(err);
     return { code: EXIT_ZOOKEEPER, message: `${name}: ${detail}`, name };
   }
-  if (err instanceof TimeoutError || err instanceof ClosedError || err instanceof AbortError) return { code: EXIT_ZOOKEEPER, message: err.message, name: err.name };
+  if (err instanceof TimeoutError || err instanceof ClosedError || err instanceof AbortError)
+    return { code: EXIT_ZOOKEEPER, message: err.message, name: err.name };
   if (err instanceof Error) return { code: EXIT_ZOOKEEPER, message: err.message.split('\n')[0]!, name: err.name };
   return { code: EXIT_ZOOKEEPER, message: String(err), name: 'Error' };
 }

@@ -14,7 +14,8 @@ export function intFlag(flags: FlagValues, name: string, fallback: number | unde
   const v = flags[name];
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (typeof v !== 'string' || !/^-?\d+$/.test(v) || !Number.isSafeInteger(n)) throw new UsageError(`--${name}: expected an integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !/^-?\d+$/.test(v) || !Number.isSafeInteger(n))
+    throw new UsageError(`--${name}: expected an integer, got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -170,7 +171,12 @@ const getAcl: CommandSpec = {
   args: { min: 1, max: 1 },
   async run({ client, out }, { args }) {
     const { acl, stat } = await client.getACL(args[0]!);
-    if (out.json) out.document({ path: args[0], acl: acl.map((a) => ({ scheme: a.id.scheme, id: a.id.id, perms: permsOf(a.perms) })), aclVersion: stat.aversion });
+    if (out.json)
+      out.document({
+        path: args[0],
+        acl: acl.map((a) => ({ scheme: a.id.scheme, id: a.id.id, perms: permsOf(a.perms) })),
+        aclVersion: stat.aversion,
+      });
     else for (const a of acl) out.line(aclText(a));
   },
 };

@@ -96,7 +96,14 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
     const queued = locksDir === undefined ? [] : contenders(locksDir, ['lock'], LOCK_NAME);
     if (leases.length === 0 && queued.length === 0) continue;
     if (locksDir !== undefined) semaphoreLockDirs.add(locksDir.path);
-    locks.push(lock(dir.path, 'semaphore', leases.map((n) => lockNode(n, 'lease')), queued.map((n) => lockNode(n, 'lock'))));
+    locks.push(
+      lock(
+        dir.path,
+        'semaphore',
+        leases.map((n) => lockNode(n, 'lease')),
+        queued.map((n) => lockNode(n, 'lock')),
+      ),
+    );
   }
 
   for (const dir of walk.nodes) {
@@ -107,7 +114,14 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
       const queue = contenders(dir, ['lock'], LOCK_NAME);
       if (queue.length > 0) {
         const [first, ...rest] = queue;
-        locks.push(lock(dir.path, 'mutex', [lockNode(first!, 'lock')], rest.map((n) => lockNode(n, 'lock'))));
+        locks.push(
+          lock(
+            dir.path,
+            'mutex',
+            [lockNode(first!, 'lock')],
+            rest.map((n) => lockNode(n, 'lock')),
+          ),
+        );
         elections.push(election(dir.path, 'leader-selector', queue));
       }
     }
@@ -117,7 +131,14 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
         const kindOf = (n: WalkedNode): 'read' | 'write' => (roleOf(n.name) === 'write' ? 'write' : 'read');
         const firstWriter = queue.findIndex((n) => kindOf(n) === 'write');
         const held = firstWriter === 0 ? 1 : firstWriter < 0 ? queue.length : firstWriter;
-        locks.push(lock(dir.path, 'read-write', queue.slice(0, held).map((n) => lockNode(n, kindOf(n))), queue.slice(held).map((n) => lockNode(n, kindOf(n)))));
+        locks.push(
+          lock(
+            dir.path,
+            'read-write',
+            queue.slice(0, held).map((n) => lockNode(n, kindOf(n))),
+            queue.slice(held).map((n) => lockNode(n, kindOf(n))),
+          ),
+        );
       }
     }
     if (roles.has('latch')) {
@@ -131,7 +152,16 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
         path: dir.path,
         kind: simple ? 'simple' : 'distributed',
         depth: dir.queueItems.length,
-        oldest: oldest === null ? null : { name: oldest.name, path: oldest.path, ctime: oldest.stat.ctime, data: decodeData(oldest.data), items: frameItems(oldest.data)?.map(decodeData) ?? null },
+        oldest:
+          oldest === null
+            ? null
+            : {
+                name: oldest.name,
+                path: oldest.path,
+                ctime: oldest.stat.ctime,
+                data: decodeData(oldest.data),
+                items: frameItems(oldest.data)?.map(decodeData) ?? null,
+              },
         oldestAgeMs: oldest === null ? null : since(at, oldest.stat.ctime),
       });
     }
@@ -148,7 +178,13 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
         services.set(dir.path, entry);
         entry.instances.push(serviceInstance(child, json));
       } else if (child.stat.ephemeralOwner !== 0n) {
-        members.push({ id: name, path: child.path, sessionId: sessionHex(child.stat.ephemeralOwner), data: decodeData(child.data), ctime: child.stat.ctime });
+        members.push({
+          id: name,
+          path: child.path,
+          sessionId: sessionHex(child.stat.ephemeralOwner),
+          data: decodeData(child.data),
+          ctime: child.stat.ctime,
+        });
       }
     }
     if (members.length > 0) groups.push({ path: dir.path, members: members.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) });

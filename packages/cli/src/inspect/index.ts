@@ -22,11 +22,29 @@ import { walkTree, type WalkOptions, type WalkResult } from './tree-walk.js';
 
 export type * from './report.js';
 export { decodeData, sessionHex, dataText } from './node-data.js';
-export { walkTree, isQueueItem, sequenceOf, childPath, DEFAULT_WALK_LIMIT, type WalkOptions, type WalkResult, type WalkedNode } from './tree-walk.js';
+export {
+  walkTree,
+  isQueueItem,
+  sequenceOf,
+  childPath,
+  DEFAULT_WALK_LIMIT,
+  type WalkOptions,
+  type WalkResult,
+  type WalkedNode,
+} from './tree-walk.js';
 export { classifyNodes } from './classify.js';
 export { frameItems } from './queue-frame.js';
 export { roleOf, parseServiceInstance, type NodeRole, type ServiceInstanceJson } from './recipe-layouts.js';
-export { readSessions, fourLetterWord, serversOf, parseCons, parseDump, sessionsFromTree, type FourLetterWordOptions, type ConsEntry } from './session-words.js';
+export {
+  readSessions,
+  fourLetterWord,
+  serversOf,
+  parseCons,
+  parseDump,
+  sessionsFromTree,
+  type FourLetterWordOptions,
+  type ConsEntry,
+} from './session-words.js';
 
 export interface InspectOptions extends WalkOptions {
   /** Where to look: the walk starts here. Default '/'. */
@@ -87,5 +105,7 @@ export async function inspectSessions(source: SessionSource, options: InspectSes
 
 /** The sessions that own the ephemeral nodes a walk read, each with those nodes (no address, no timeout). */
 export function sessionsOfWalk(walk: WalkResult): SessionInfo[] {
-  return sessionsFromTree(walk.nodes.filter((n) => n.stat.ephemeralOwner !== 0n).map((n) => [n.path, sessionHex(n.stat.ephemeralOwner)] as const));
+  return sessionsFromTree(
+    walk.nodes.filter((n) => n.stat.ephemeralOwner !== 0n).map((n) => [n.path, sessionHex(n.stat.ephemeralOwner)] as const),
+  );
 }

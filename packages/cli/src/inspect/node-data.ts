@@ -18,7 +18,12 @@ export function decodeData(data: Uint8Array): DataView {
     } catch {
       text = null;
     }
-    if (text === null || CONTROL.test(text)) return { encoding: 'base64', value: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'), bytes: data.length };
+    if (text === null || CONTROL.test(text))
+      return {
+        encoding: 'base64',
+        value: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+        bytes: data.length,
+      };
     return { encoding: 'utf8', value: text, bytes: data.length };
   }
   return { encoding: 'utf8', value: '', bytes: 0 };

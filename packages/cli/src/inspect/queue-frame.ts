@@ -9,7 +9,7 @@ const FRAME_VERSION = 0x00010001;
 export function frameItems(data: Buffer): Buffer[] | null {
   if (data.length < 5 || data.readInt32BE(0) !== FRAME_VERSION) return null;
   const items: Buffer[] = [];
-  for (let at = 4; at < data.length; ) {
+  for (let at = 4; at < data.length;) {
     const op = data[at]!;
     if (op === 0x02) return items;
     if (op !== 0x01 || at + 5 > data.length) return null;

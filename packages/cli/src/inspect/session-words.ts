@@ -95,7 +95,12 @@ export function parseCons(answer: string): ConsEntry[] {
     const sid = fields.get('sid');
     if (sid === undefined) continue;
     const to = Number(fields.get('to'));
-    out.push({ sessionId: normalHex(sid), clientAddress: m[1]!, timeoutMs: Number.isFinite(to) ? to : null, lastOperation: fields.get('lop') ?? null });
+    out.push({
+      sessionId: normalHex(sid),
+      clientAddress: m[1]!,
+      timeoutMs: Number.isFinite(to) ? to : null,
+      lastOperation: fields.get('lop') ?? null,
+    });
   }
   return out;
 }
@@ -190,6 +195,13 @@ export function sessionsFromTree(ephemerals: Iterable<readonly [path: string, ow
     (byId.get(owner) ?? byId.set(owner, []).get(owner)!).push(path);
   }
   return [...byId]
-    .map(([sessionId, paths]) => ({ sessionId, clientAddress: null, timeoutMs: null, server: null, ephemerals: paths.sort(), lastOperation: null }))
+    .map(([sessionId, paths]) => ({
+      sessionId,
+      clientAddress: null,
+      timeoutMs: null,
+      server: null,
+      ephemerals: paths.sort(),
+      lastOperation: null,
+    }))
     .sort((a, b) => (BigInt(a.sessionId) < BigInt(b.sessionId) ? -1 : 1));
 }

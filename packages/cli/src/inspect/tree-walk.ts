@@ -139,7 +139,8 @@ export async function walkTree(client: Client, root: string, options: WalkOption
       visited++;
       const itemPath = childPath(path, oldestName);
       const item = await read(itemPath);
-      if (item !== null) oldestItem = { path: itemPath, name: oldestName, data: item.data, stat: item.stat, children: [], queueItems: [], oldestItem: null };
+      if (item !== null)
+        oldestItem = { path: itemPath, name: oldestName, data: item.data, stat: item.stat, children: [], queueItems: [], oldestItem: null };
     }
     nodes.push({ path, name: lastSegment(path), data: got.data, stat: got.stat, children, queueItems, oldestItem });
   }

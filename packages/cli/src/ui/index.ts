@@ -91,7 +91,11 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   const { host, port } = checkOptions(options);
   const loopback = isLoopback(host);
   const { client } = options;
-  const guard = new RequestGuard({ write: options.write === true, loopback, ...(options.uiAuth !== undefined ? { uiAuth: options.uiAuth } : {}) });
+  const guard = new RequestGuard({
+    write: options.write === true,
+    loopback,
+    ...(options.uiAuth !== undefined ? { uiAuth: options.uiAuth } : {}),
+  });
   const feed = new LiveFeed(
     client,
     recipeOverview(client, {

@@ -136,7 +136,11 @@ export class LiveFeed {
           try {
             body = await this.source();
           } catch (err) {
-            body = { report: this.latest?.report ?? null, sessions: this.latest?.sessions ?? null, errors: [err instanceof Error ? err.message : String(err)] };
+            body = {
+              report: this.latest?.report ?? null,
+              sessions: this.latest?.sessions ?? null,
+              errors: [err instanceof Error ? err.message : String(err)],
+            };
           }
           overview = { version: ++this.version, at, ...body };
           this.latest = overview;

@@ -6,7 +6,17 @@
 import { CreateMode, KeeperError, type Client, type Stat } from '@tenure/client';
 import { permsText } from '../cli/acl-text.js';
 import { decodeData, sessionHex } from '../inspect/index.js';
-import type { AclView, ChildEntry, ChildrenPage, CreateRequest, DeleteRequest, NodeView, SetRequest, StatView, WriteData } from './api-types.js';
+import type {
+  AclView,
+  ChildEntry,
+  ChildrenPage,
+  CreateRequest,
+  DeleteRequest,
+  NodeView,
+  SetRequest,
+  StatView,
+  WriteData,
+} from './api-types.js';
 
 /** Most children one listing page returns. */
 export const MAX_PAGE = 1_000;
@@ -42,7 +52,12 @@ export async function readNode(client: Client, path: string): Promise<NodeView> 
   let acl: AclView[] = [];
   let aclError: string | null = null;
   try {
-    acl = (await client.getACL(path)).acl.map((a) => ({ scheme: a.id.scheme, id: a.id.id, perms: a.perms, permString: permsText(a.perms) }));
+    acl = (await client.getACL(path)).acl.map((a) => ({
+      scheme: a.id.scheme,
+      id: a.id.id,
+      perms: a.perms,
+      permString: permsText(a.perms),
+    }));
   } catch (err) {
     aclError = err instanceof Error ? err.message : String(err);
   }
@@ -59,7 +74,13 @@ export async function listChildren(client: Client, path: string, offset: number,
   slice.forEach((name, i) => {
     const stat = stats[i];
     if (!stat) return;
-    entries.push({ name, path: childPath(path, name), numChildren: stat.numChildren, dataLength: stat.dataLength, ephemeral: stat.ephemeralOwner !== 0n });
+    entries.push({
+      name,
+      path: childPath(path, name),
+      numChildren: stat.numChildren,
+      dataLength: stat.dataLength,
+      ephemeral: stat.ephemeralOwner !== 0n,
+    });
   });
   return { path, total: children.length, offset, children: entries };
 }

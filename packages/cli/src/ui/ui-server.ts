@@ -104,8 +104,13 @@ function openEvents(req: IncomingMessage, res: ServerResponse, ctx: UiRoutesCont
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
   write('status', ctx.status());
-  const unsubscribe = ctx.feed.subscribe((m: FeedMessage) => (m.type === 'overview' ? write('overview', m.overview) : write('tree', m.change)));
-  void ctx.feed.current().then((o) => !res.writableEnded && write('overview', o), () => undefined);
+  const unsubscribe = ctx.feed.subscribe((m: FeedMessage) =>
+    m.type === 'overview' ? write('overview', m.overview) : write('tree', m.change),
+  );
+  void ctx.feed.current().then(
+    (o) => !res.writableEnded && write('overview', o),
+    () => undefined,
+  );
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   const end = (): void => {
     clearInterval(keepalive);
@@ -159,7 +164,16 @@ export async function handleRequest(req: IncomingMessage, res: ServerResponse, c
     const message = err instanceof Error ? err.message : String(err);
     // ZooKeeper's answers are the caller's business (404 for a missing node, 409 for conflicts);
     // anything else is ours.
-    const status = code === 'NONODE' ? 404 : code === 'NODEEXISTS' || code === 'BADVERSION' || code === 'NOTEMPTY' ? 409 : code === 'NOAUTH' ? 403 : code ? 502 : 500;
+    const status =
+      code === 'NONODE'
+        ? 404
+        : code === 'NODEEXISTS' || code === 'BADVERSION' || code === 'NOTEMPTY'
+          ? 409
+          : code === 'NOAUTH'
+            ? 403
+            : code
+              ? 502
+              : 500;
     return sendError(res, status, message, code);
   }
 }

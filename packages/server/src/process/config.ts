@@ -88,7 +88,26 @@ export interface ServerSettings {
 }
 
 /** The four-letter words ZooKeeper 3.8 knows. */
-export const FOUR_LETTER_WORDS = ['conf', 'cons', 'crst', 'dirs', 'dump', 'envi', 'gtmk', 'ruok', 'stmk', 'srst', 'srvr', 'stat', 'wchc', 'wchp', 'wchs', 'mntr', 'isro', 'hash'];
+export const FOUR_LETTER_WORDS = [
+  'conf',
+  'cons',
+  'crst',
+  'dirs',
+  'dump',
+  'envi',
+  'gtmk',
+  'ruok',
+  'stmk',
+  'srst',
+  'srvr',
+  'stat',
+  'wchc',
+  'wchp',
+  'wchs',
+  'mntr',
+  'isro',
+  'hash',
+];
 
 export function defaultSettings(): ServerSettings {
   return {
@@ -153,7 +172,10 @@ function urlPath(v: string): string {
   return v;
 }
 function origins(v: string): readonly string[] {
-  const list = v.split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const list = v
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
   if (list.length === 0) throw new Error('is empty');
   for (const o of list) {
     let ok = false;
@@ -167,10 +189,14 @@ function origins(v: string): readonly string[] {
   return list;
 }
 function words(v: string): readonly string[] | '*' {
-  const list = v.split(',').map((w) => w.trim()).filter((w) => w !== '');
+  const list = v
+    .split(',')
+    .map((w) => w.trim())
+    .filter((w) => w !== '');
   if (list.includes('*')) return '*';
   const bad = list.filter((w) => !FOUR_LETTER_WORDS.includes(w));
-  if (bad.length > 0) throw new Error(`${bad.map((w) => JSON.stringify(w)).join(', ')} not a four-letter word (${FOUR_LETTER_WORDS.join(', ')}, or *)`);
+  if (bad.length > 0)
+    throw new Error(`${bad.map((w) => JSON.stringify(w)).join(', ')} not a four-letter word (${FOUR_LETTER_WORDS.join(', ')}, or *)`);
   return list;
 }
 
@@ -197,23 +223,89 @@ function oneOf(...values: string[]): (v: string) => string {
   };
 }
 
-const JAAS_HELP = "a JAAS file: its Server section's DigestLoginModule user_<name>=\"<password>\" options are the SASL users";
+const JAAS_HELP = 'a JAAS file: its Server section\'s DigestLoginModule user_<name>="<password>" options are the SASL users';
 const ORIGINS_HELP = 'browser origins allowed, comma-separated (default: every origin; clients without an Origin header are always let in)';
 
 /** Every key tenure-server reads, in --help order. */
 export const KEYS: readonly ConfigKey[] = [
   { key: 'clientPort', flag: 'port', arg: 'port', help: 'client port (default 2181)', apply: (s, v) => void (s.clientPort = port(v)) },
-  { key: 'clientPortAddress', flag: 'host', arg: 'address', help: 'address the client port listens on (default 0.0.0.0, every address)', apply: (s, v) => void (s.clientPortAddress = nonEmpty(v)) },
-  { key: 'dataDir', flag: 'data-dir', arg: 'dir', help: 'snapshots (and the log, without dataLogDir); absent: in memory', apply: (s, v) => void (s.dataDir = nonEmpty(v)) },
-  { key: 'dataLogDir', flag: 'data-log-dir', arg: 'dir', help: 'transaction log directory (default dataDir)', apply: (s, v) => void (s.dataLogDir = nonEmpty(v)) },
-  { key: 'tickTime', flag: 'tick-time', arg: 'ms', help: 'the session tick (default 3000)', apply: (s, v) => void (s.tickTime = int(1)(v)) },
-  { key: 'minSessionTimeout', flag: 'min-session-timeout', arg: 'ms', help: 'lowest negotiated session timeout (default 2 ticks)', apply: (s, v) => void (s.minSessionTimeout = int(-1)(v)) },
-  { key: 'maxSessionTimeout', flag: 'max-session-timeout', arg: 'ms', help: 'highest negotiated session timeout (default 20 ticks)', apply: (s, v) => void (s.maxSessionTimeout = int(-1)(v)) },
-  { key: 'maxClientCnxns', flag: 'max-client-cnxns', arg: 'n', help: 'connections per client address, 0 for no limit (default 60)', apply: (s, v) => void (s.maxClientCnxns = int(0)(v)) },
-  { key: 'globalOutstandingLimit', flag: 'global-outstanding-limit', arg: 'n', help: 'requests owed before connections stop being read (default 1000)', apply: (s, v) => void (s.globalOutstandingLimit = int(1)(v)) },
-  { key: 'snapCount', flag: 'snap-count', arg: 'n', help: 'transactions between snapshots (default 100000)', apply: (s, v) => void (s.snapCount = int(2)(v)) },
-  { key: 'preAllocSize', flag: 'pre-alloc-size', arg: 'KiB', help: 'log file preallocation (default 65536)', apply: (s, v) => void (s.preAllocSize = int(1)(v)) },
-  { key: 'forceSync', flag: 'force-sync', arg: 'yes|no', help: 'fsync the log before answering a write (default yes)', apply: (s, v) => void (s.forceSync = bool(v)) },
+  {
+    key: 'clientPortAddress',
+    flag: 'host',
+    arg: 'address',
+    help: 'address the client port listens on (default 0.0.0.0, every address)',
+    apply: (s, v) => void (s.clientPortAddress = nonEmpty(v)),
+  },
+  {
+    key: 'dataDir',
+    flag: 'data-dir',
+    arg: 'dir',
+    help: 'snapshots (and the log, without dataLogDir); absent: in memory',
+    apply: (s, v) => void (s.dataDir = nonEmpty(v)),
+  },
+  {
+    key: 'dataLogDir',
+    flag: 'data-log-dir',
+    arg: 'dir',
+    help: 'transaction log directory (default dataDir)',
+    apply: (s, v) => void (s.dataLogDir = nonEmpty(v)),
+  },
+  {
+    key: 'tickTime',
+    flag: 'tick-time',
+    arg: 'ms',
+    help: 'the session tick (default 3000)',
+    apply: (s, v) => void (s.tickTime = int(1)(v)),
+  },
+  {
+    key: 'minSessionTimeout',
+    flag: 'min-session-timeout',
+    arg: 'ms',
+    help: 'lowest negotiated session timeout (default 2 ticks)',
+    apply: (s, v) => void (s.minSessionTimeout = int(-1)(v)),
+  },
+  {
+    key: 'maxSessionTimeout',
+    flag: 'max-session-timeout',
+    arg: 'ms',
+    help: 'highest negotiated session timeout (default 20 ticks)',
+    apply: (s, v) => void (s.maxSessionTimeout = int(-1)(v)),
+  },
+  {
+    key: 'maxClientCnxns',
+    flag: 'max-client-cnxns',
+    arg: 'n',
+    help: 'connections per client address, 0 for no limit (default 60)',
+    apply: (s, v) => void (s.maxClientCnxns = int(0)(v)),
+  },
+  {
+    key: 'globalOutstandingLimit',
+    flag: 'global-outstanding-limit',
+    arg: 'n',
+    help: 'requests owed before connections stop being read (default 1000)',
+    apply: (s, v) => void (s.globalOutstandingLimit = int(1)(v)),
+  },
+  {
+    key: 'snapCount',
+    flag: 'snap-count',
+    arg: 'n',
+    help: 'transactions between snapshots (default 100000)',
+    apply: (s, v) => void (s.snapCount = int(2)(v)),
+  },
+  {
+    key: 'preAllocSize',
+    flag: 'pre-alloc-size',
+    arg: 'KiB',
+    help: 'log file preallocation (default 65536)',
+    apply: (s, v) => void (s.preAllocSize = int(1)(v)),
+  },
+  {
+    key: 'forceSync',
+    flag: 'force-sync',
+    arg: 'yes|no',
+    help: 'fsync the log before answering a write (default yes)',
+    apply: (s, v) => void (s.forceSync = bool(v)),
+  },
   {
     key: 'autopurge.snapRetainCount',
     flag: 'autopurge-snap-retain-count',
@@ -228,28 +320,71 @@ export const KEYS: readonly ConfigKey[] = [
     help: 'hours between purges, 0 for none (default 0)',
     apply: (s, v) => void (s.autopurge.purgeIntervalHours = int(0)(v)),
   },
-  { key: '4lw.commands.whitelist', flag: '4lw-whitelist', arg: 'words', help: 'four-letter words answered, comma-separated or * (default srvr)', apply: (s, v) => void (s.fourLetterWords = words(v)) },
-  { key: 'extendedTypesEnabled', flag: 'extended-types', arg: 'true|false', help: 'TTL nodes (default false)', apply: (s, v) => void (s.extendedTypesEnabled = bool(v)) },
-  { key: 'jute.maxbuffer', flag: 'jute-maxbuffer', arg: 'bytes', help: 'largest request; a larger one closes its connection (default 1048575)', apply: (s, v) => void (s.juteMaxBuffer = int(1)(v)) },
+  {
+    key: '4lw.commands.whitelist',
+    flag: '4lw-whitelist',
+    arg: 'words',
+    help: 'four-letter words answered, comma-separated or * (default srvr)',
+    apply: (s, v) => void (s.fourLetterWords = words(v)),
+  },
+  {
+    key: 'extendedTypesEnabled',
+    flag: 'extended-types',
+    arg: 'true|false',
+    help: 'TTL nodes (default false)',
+    apply: (s, v) => void (s.extendedTypesEnabled = bool(v)),
+  },
+  {
+    key: 'jute.maxbuffer',
+    flag: 'jute-maxbuffer',
+    arg: 'bytes',
+    help: 'largest request; a larger one closes its connection (default 1048575)',
+    apply: (s, v) => void (s.juteMaxBuffer = int(1)(v)),
+  },
   {
     key: 'znode.container.checkIntervalMs',
     arg: 'ms',
     help: 'how often empty containers and expired TTL nodes are reaped (default 60000)',
     apply: (s, v) => void (s.containerCheckIntervalMs = int(1)(v)),
   },
-  { key: 'metricsProvider.httpPort', flag: 'metrics-port', arg: 'port', help: 'serve Prometheus text at /metrics on this port (default: off)', apply: (s, v) => void (s.metricsPort = port(v)) },
-  { key: 'metricsProvider.httpHost', flag: 'metrics-host', arg: 'address', help: 'address of the metrics port (default 0.0.0.0)', apply: (s, v) => void (s.metricsHost = nonEmpty(v)) },
+  {
+    key: 'metricsProvider.httpPort',
+    flag: 'metrics-port',
+    arg: 'port',
+    help: 'serve Prometheus text at /metrics on this port (default: off)',
+    apply: (s, v) => void (s.metricsPort = port(v)),
+  },
+  {
+    key: 'metricsProvider.httpHost',
+    flag: 'metrics-host',
+    arg: 'address',
+    help: 'address of the metrics port (default 0.0.0.0)',
+    apply: (s, v) => void (s.metricsHost = nonEmpty(v)),
+  },
   {
     key: 'metricsProvider.className',
     arg: 'class',
     help: 'PrometheusMetricsProvider: metrics on metricsProvider.httpPort (default 7000)',
     apply: (s, v) => {
-      if (!v.endsWith('PrometheusMetricsProvider')) throw new Error(`${JSON.stringify(v)}: only org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider is served`);
+      if (!v.endsWith('PrometheusMetricsProvider'))
+        throw new Error(`${JSON.stringify(v)}: only org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider is served`);
       s.metricsPort ??= 7000;
     },
   },
-  { key: 'secureClientPort', flag: 'secure-port', arg: 'port', help: 'a TLS client port beside clientPort (default: off)', apply: (s, v) => void (s.secureClientPort = port(v)) },
-  { key: 'secureClientPortAddress', flag: 'secure-host', arg: 'address', help: 'address of the TLS port (default clientPortAddress)', apply: (s, v) => void (s.secureClientPortAddress = nonEmpty(v)) },
+  {
+    key: 'secureClientPort',
+    flag: 'secure-port',
+    arg: 'port',
+    help: 'a TLS client port beside clientPort (default: off)',
+    apply: (s, v) => void (s.secureClientPort = port(v)),
+  },
+  {
+    key: 'secureClientPortAddress',
+    flag: 'secure-host',
+    arg: 'address',
+    help: 'address of the TLS port (default clientPortAddress)',
+    apply: (s, v) => void (s.secureClientPortAddress = nonEmpty(v)),
+  },
   sslKey('ssl.keyStore.location', 'server key and certificate chain: one PEM file, or PKCS12'),
   sslKey('ssl.keyStore.password', 'PKCS12 password, or the PEM key passphrase'),
   sslKey('ssl.keyStore.type', 'PEM or PKCS12 (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
@@ -257,22 +392,66 @@ export const KEYS: readonly ConfigKey[] = [
   sslKey('ssl.trustStore.password', 'trust store password (unused for PEM)'),
   sslKey('ssl.trustStore.type', 'PEM (default: from the file name)', oneOf('pem', 'pkcs12', 'jks', 'bcfks')),
   sslKey('ssl.clientAuth', 'need (default), want or none: client certificates', oneOf('need', 'want', 'none')),
-  { key: 'java.security.auth.login.config', flag: 'jaas-config', arg: 'file', help: JAAS_HELP, apply: (s, v) => void (s.jaasConfig = nonEmpty(v)) },
-  { key: 'sasl.usersFile', flag: 'sasl-users-file', arg: 'file', help: 'SASL DIGEST-MD5 users, one name=password line each', apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)) },
-  { key: 'webSocketPort', flag: 'ws-port', arg: 'port', help: 'a WebSocket client port beside clientPort (default: off)', apply: (s, v) => void (s.webSocketPort = port(v)) },
-  { key: 'webSocketPortAddress', flag: 'ws-host', arg: 'address', help: 'address of the WebSocket port (default clientPortAddress)', apply: (s, v) => void (s.webSocketPortAddress = nonEmpty(v)) },
-  { key: 'webSocketPath', flag: 'ws-path', arg: 'path', help: 'the path upgraded to WebSocket (default /zookeeper)', apply: (s, v) => void (s.webSocketPath = urlPath(v)) },
-  { key: 'webSocketOrigins', flag: 'ws-origins', arg: 'origins', help: ORIGINS_HELP, apply: (s, v) => void (s.webSocketOrigins = origins(v)) },
-  { key: 'webSocketSecure', flag: 'ws-secure', arg: 'true|false', help: 'serve the WebSocket port as wss:// with the ssl.* stores (default false)', apply: (s, v) => void (s.webSocketSecure = bool(v)) },
+  {
+    key: 'java.security.auth.login.config',
+    flag: 'jaas-config',
+    arg: 'file',
+    help: JAAS_HELP,
+    apply: (s, v) => void (s.jaasConfig = nonEmpty(v)),
+  },
+  {
+    key: 'sasl.usersFile',
+    flag: 'sasl-users-file',
+    arg: 'file',
+    help: 'SASL DIGEST-MD5 users, one name=password line each',
+    apply: (s, v) => void (s.saslUsersFile = nonEmpty(v)),
+  },
+  {
+    key: 'webSocketPort',
+    flag: 'ws-port',
+    arg: 'port',
+    help: 'a WebSocket client port beside clientPort (default: off)',
+    apply: (s, v) => void (s.webSocketPort = port(v)),
+  },
+  {
+    key: 'webSocketPortAddress',
+    flag: 'ws-host',
+    arg: 'address',
+    help: 'address of the WebSocket port (default clientPortAddress)',
+    apply: (s, v) => void (s.webSocketPortAddress = nonEmpty(v)),
+  },
+  {
+    key: 'webSocketPath',
+    flag: 'ws-path',
+    arg: 'path',
+    help: 'the path upgraded to WebSocket (default /zookeeper)',
+    apply: (s, v) => void (s.webSocketPath = urlPath(v)),
+  },
+  {
+    key: 'webSocketOrigins',
+    flag: 'ws-origins',
+    arg: 'origins',
+    help: ORIGINS_HELP,
+    apply: (s, v) => void (s.webSocketOrigins = origins(v)),
+  },
+  {
+    key: 'webSocketSecure',
+    flag: 'ws-secure',
+    arg: 'true|false',
+    help: 'serve the WebSocket port as wss:// with the ssl.* stores (default false)',
+    apply: (s, v) => void (s.webSocketSecure = bool(v)),
+  },
 ];
 
 const BY_KEY = new Map(KEYS.map((k) => [k.key, k]));
 export const BY_FLAG = new Map(KEYS.filter((k) => k.flag !== undefined).map((k) => [k.flag!, k]));
 
 /** Keys of a ZooKeeper ensemble. */
-const ENSEMBLE = /^(server\.\d+|group\.\d+|weight\.\d+|initLimit|syncLimit|electionAlg|electionPort|peerType|dynamicConfigFile|leaderServes|quorumListenOnAllIPs)$/;
+const ENSEMBLE =
+  /^(server\.\d+|group\.\d+|weight\.\d+|initLimit|syncLimit|electionAlg|electionPort|peerType|dynamicConfigFile|leaderServes|quorumListenOnAllIPs)$/;
 /** ZooKeeper keys read and deliberately not served here: a warning, not an error. */
-const IGNORED = /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\..+|skipACL|audit\.enable|maxCnxns)$/;
+const IGNORED =
+  /^(admin\..*|standaloneEnabled|reconfigEnabled|metricsProvider\.exportJvmInfo|authProvider\..+|skipACL|audit\.enable|maxCnxns)$/;
 /** Auth providers tenure-server always has: naming them (as a ZooKeeper SASL or TLS config does) is no warning. */
 const BUILT_IN_PROVIDER = /(SASLAuthenticationProvider|X509AuthenticationProvider|DigestAuthenticationProvider)$/;
 /** ZooKeeper's connection factories: TLS needs Netty there; every listener here is built in. */
@@ -331,20 +510,32 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
   const warnings: string[] = [];
   const min = s.minSessionTimeout === -1 ? 2 * s.tickTime : s.minSessionTimeout;
   const max = s.maxSessionTimeout === -1 ? 20 * s.tickTime : s.maxSessionTimeout;
-  if (min > max) throw new ConfigError(`minSessionTimeout (${min}) must not be larger than maxSessionTimeout (${max})`, 'minSessionTimeout');
-  if (s.webSocketPort !== undefined && s.webSocketPort !== 0 && s.webSocketPort === s.clientPort) throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
-  if (s.dataLogDir !== undefined && s.dataDir === undefined) throw new ConfigError('dataLogDir is set without dataDir: set dataDir too (or neither, to run in memory)', 'dataLogDir');
+  if (min > max)
+    throw new ConfigError(`minSessionTimeout (${min}) must not be larger than maxSessionTimeout (${max})`, 'minSessionTimeout');
+  if (s.webSocketPort !== undefined && s.webSocketPort !== 0 && s.webSocketPort === s.clientPort)
+    throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
+  if (s.dataLogDir !== undefined && s.dataDir === undefined)
+    throw new ConfigError('dataLogDir is set without dataDir: set dataDir too (or neither, to run in memory)', 'dataLogDir');
   if (s.autopurge.snapRetainCount < 3) {
     // ZooKeeper's DatadirCleanupManager raises it to 3 the same way.
     warnings.push(`autopurge.snapRetainCount ${s.autopurge.snapRetainCount} is below the minimum; using 3`);
     s.autopurge.snapRetainCount = 3;
   }
-  if (s.secureClientPort !== undefined && s.secureClientPort !== 0 && (s.secureClientPort === s.clientPort || s.secureClientPort === s.webSocketPort)) {
-    throw new ConfigError(`secureClientPort ${s.secureClientPort} is another listener's port too: give it a port of its own`, 'secureClientPort');
+  if (
+    s.secureClientPort !== undefined &&
+    s.secureClientPort !== 0 &&
+    (s.secureClientPort === s.clientPort || s.secureClientPort === s.webSocketPort)
+  ) {
+    throw new ConfigError(
+      `secureClientPort ${s.secureClientPort} is another listener's port too: give it a port of its own`,
+      'secureClientPort',
+    );
   }
-  if (s.webSocketSecure && s.webSocketPort === undefined) throw new ConfigError('webSocketSecure is set without webSocketPort', 'webSocketSecure');
+  if (s.webSocketSecure && s.webSocketPort === undefined)
+    throw new ConfigError('webSocketSecure is set without webSocketPort', 'webSocketSecure');
   const secure = s.secureClientPort !== undefined || s.webSocketSecure;
-  if (!secure && given.some((k) => k.startsWith('ssl.'))) warnings.push('ssl.* keys are set without secureClientPort (or webSocketSecure): no TLS port is served');
+  if (!secure && given.some((k) => k.startsWith('ssl.')))
+    warnings.push('ssl.* keys are set without secureClientPort (or webSocketSecure): no TLS port is served');
   return warnings;
 }
 

@@ -50,7 +50,8 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     }
     if (name === 'config') out.config = value;
     else if (name === 'log-level') {
-      if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(`--log-level: ${JSON.stringify(value)} is not one of ${LOG_LEVELS.join(', ')}`);
+      if (!(LOG_LEVELS as readonly string[]).includes(value))
+        throw new ConfigError(`--log-level: ${JSON.stringify(value)} is not one of ${LOG_LEVELS.join(', ')}`);
       out.logLevel = value as LogLevel;
     } else out.values.push({ key: BY_FLAG.get(name)!.key, value, flag: name });
   }
@@ -60,7 +61,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 /** The --help text: every flag, then the zoo.cfg keys that have none. */
 export function helpText(): string {
   const rows: Array<[string, string]> = [
-    ['--config <zoo.cfg>', "a ZooKeeper config file (flags override its keys)"],
+    ['--config <zoo.cfg>', 'a ZooKeeper config file (flags override its keys)'],
     ...KEYS.filter((k) => k.flag !== undefined).map((k): [string, string] => [`--${k.flag} <${k.arg}>`, `${k.help}  [${k.key}]`]),
     [`--log-level <level>`, `${LOG_LEVELS.join('|')} (default info); JSON lines on stdout`],
     ['--help', 'this text'],

@@ -34,7 +34,8 @@ export function version(): string {
 /** Reads the command line and the config file into settings; throws ConfigError. */
 export function loadSettings(argv: readonly string[]): { settings: ServerSettings; warnings: string[]; help: boolean; version: boolean } {
   const cli = parseCommandLine(argv);
-  if (cli.help || cli.version) return { settings: settingsFrom(undefined, []).settings, warnings: [], help: cli.help, version: cli.version };
+  if (cli.help || cli.version)
+    return { settings: settingsFrom(undefined, []).settings, warnings: [], help: cli.help, version: cli.version };
   let file: { path: string; entries: ReturnType<typeof parseProperties> } | undefined;
   if (cli.config !== undefined) {
     let text: string;
@@ -92,7 +93,12 @@ function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
   const stats = server.storageStats;
   if (stats === undefined) return {};
   const hex = (z: bigint | undefined): string | undefined => (z === undefined ? undefined : `0x${z.toString(16)}`);
-  return { zxid: hex(server.zxid), snapshotZxid: hex(stats.recovered.snapshotZxid), txnsReplayed: stats.recovered.replayed, sessions: server.sessions().length };
+  return {
+    zxid: hex(server.zxid),
+    snapshotZxid: hex(stats.recovered.snapshotZxid),
+    txnsReplayed: stats.recovered.replayed,
+    sessions: server.sessions().length,
+  };
 }
 
 /** A running tenure-server. */
@@ -109,7 +115,11 @@ export interface RunningServer {
 }
 
 /** Starts the server for `settings` (no signal handlers: see main()). */
-export async function startServer(settings: ServerSettings, logger: PinoLogger, onStorageEvent?: (event: StorageEvent) => void): Promise<RunningServer> {
+export async function startServer(
+  settings: ServerSettings,
+  logger: PinoLogger,
+  onStorageEvent?: (event: StorageEvent) => void,
+): Promise<RunningServer> {
   // With a data dir this recovers it first (and throws, naming the file and offset, on damage).
   const server = createEmbeddedServer(serverOptions(settings, logger.child({ component: 'server' }), onStorageEvent));
   let metricsServer: Server | undefined;
@@ -118,7 +128,11 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
     const secure =
       settings.secureClientPort === undefined
         ? undefined
-        : await server.listen({ port: settings.secureClientPort, host: settings.secureClientPortAddress ?? settings.clientPortAddress, tls: settings.tls! });
+        : await server.listen({
+            port: settings.secureClientPort,
+            host: settings.secureClientPortAddress ?? settings.clientPortAddress,
+            tls: settings.tls!,
+          });
     const webSocket =
       settings.webSocketPort === undefined
         ? undefined
@@ -138,7 +152,8 @@ export async function startServer(settings: ServerSettings, logger: PinoLogger, 
       metricsPort = served.port;
     }
     const stop = async (): Promise<void> => {
-      const closingMetrics = metricsServer === undefined ? undefined : new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
+      const closingMetrics =
+        metricsServer === undefined ? undefined : new Promise<void>((resolve) => metricsServer!.close(() => resolve()));
       metricsServer?.closeAllConnections();
       await server.shutdown();
       await closingMetrics;
@@ -174,7 +189,10 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   const { settings, warnings } = loaded;
   // Synchronous writes: nothing logged is lost when the process exits right after.
-  const logger = pino({ level: settings.logLevel, base: { name: 'tenure-server', pid: process.pid } }, pino.destination({ fd: 1, sync: true }));
+  const logger = pino(
+    { level: settings.logLevel, base: { name: 'tenure-server', pid: process.pid } },
+    pino.destination({ fd: 1, sync: true }),
+  );
   for (const w of warnings) logger.warn(w);
   if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
 

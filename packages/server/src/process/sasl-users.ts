@@ -81,7 +81,8 @@ export function parseJaas(text: string): Map<string, JaasEntry[]> {
     const entries: JaasEntry[] = [];
     while (!(t[i]?.kind === 'punct' && t[i]!.text === '}')) {
       const loginModule = next('a login module class');
-      if (loginModule.kind !== 'word') throw new Error(`expected a login module class in ${name.text}, found ${JSON.stringify(loginModule.text)}`);
+      if (loginModule.kind !== 'word')
+        throw new Error(`expected a login module class in ${name.text}, found ${JSON.stringify(loginModule.text)}`);
       const flag = next('a control flag');
       if (flag.kind !== 'word') throw new Error(`expected a control flag after ${loginModule.text}`);
       const options: Record<string, string> = {};
@@ -110,11 +111,14 @@ export function jaasServerUsers(text: string, section = JAAS_SERVER_SECTION): Re
   const digest = entries.filter((e) => e.loginModule.endsWith('DigestLoginModule'));
   if (digest.length === 0) {
     const others = entries.map((e) => e.loginModule).join(', ');
-    throw new Error(`its ${section} section has no DigestLoginModule entry (${others || 'no entries'}); tenure-server serves DIGEST-MD5 only`);
+    throw new Error(
+      `its ${section} section has no DigestLoginModule entry (${others || 'no entries'}); tenure-server serves DIGEST-MD5 only`,
+    );
   }
   const users: Record<string, string> = {};
   for (const e of digest) for (const [k, v] of Object.entries(e.options)) if (k.startsWith('user_') && k.length > 5) users[k.slice(5)] = v;
-  if (Object.keys(users).length === 0) throw new Error(`its ${section} section's DigestLoginModule has no user_<name>="<password>" options`);
+  if (Object.keys(users).length === 0)
+    throw new Error(`its ${section} section's DigestLoginModule has no user_<name>="<password>" options`);
   return users;
 }
 
@@ -130,7 +134,10 @@ export function usersFileUsers(text: string): Record<string, string> {
  * The users of the configured files (both may be given: the users file wins for a name in both),
  * or undefined when neither is. Throws ConfigError naming the key and the file.
  */
-export function readSaslUsers(files: { jaasConfig: string | undefined; usersFile: string | undefined }): Record<string, string> | undefined {
+export function readSaslUsers(files: {
+  jaasConfig: string | undefined;
+  usersFile: string | undefined;
+}): Record<string, string> | undefined {
   const read = (key: string, path: string, parse: (text: string) => Record<string, string>): Record<string, string> => {
     let text: string;
     try {

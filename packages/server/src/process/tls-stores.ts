@@ -42,11 +42,19 @@ function storeType(which: 'keyStore' | 'trustStore', path: string, data: Buffer,
   const key = `ssl.${which}.type`;
   const t = (given ?? '').toUpperCase();
   if (t === 'PEM' || t === 'PKCS12') return t;
-  if (t === 'JKS' || t === 'BCFKS') throw new ConfigError(`${key}: ${given} stores are Java-only; give tenure-server PEM (or a PKCS12 key store): keytool -importkeystore -srckeystore ${path} -deststoretype PKCS12`, key);
+  if (t === 'JKS' || t === 'BCFKS')
+    throw new ConfigError(
+      `${key}: ${given} stores are Java-only; give tenure-server PEM (or a PKCS12 key store): keytool -importkeystore -srckeystore ${path} -deststoretype PKCS12`,
+      key,
+    );
   if (t !== '') throw new ConfigError(`${key}: ${JSON.stringify(given)} is not PEM or PKCS12`, key);
   if (/\.pem$/i.test(path)) return 'PEM';
   if (/\.(p12|pfx)$/i.test(path)) return 'PKCS12';
-  if (/\.jks$/i.test(path)) throw new ConfigError(`ssl.${which}.location: ${path} looks like a JKS store, which is Java-only; give tenure-server PEM or PKCS12`, `ssl.${which}.location`);
+  if (/\.jks$/i.test(path))
+    throw new ConfigError(
+      `ssl.${which}.location: ${path} looks like a JKS store, which is Java-only; give tenure-server PEM or PKCS12`,
+      `ssl.${which}.location`,
+    );
   return data.subarray(0, 64).toString('latin1').includes('-----BEGIN') ? 'PEM' : 'PKCS12';
 }
 
@@ -64,7 +72,11 @@ function read(key: string, path: string): Buffer {
  */
 export function tlsServerOptions(ssl: SslKeys): TlsOptions {
   const location = ssl['ssl.keyStore.location'];
-  if (location === undefined) throw new ConfigError('secureClientPort needs ssl.keyStore.location: the server key and certificate (PEM or PKCS12)', 'ssl.keyStore.location');
+  if (location === undefined)
+    throw new ConfigError(
+      'secureClientPort needs ssl.keyStore.location: the server key and certificate (PEM or PKCS12)',
+      'ssl.keyStore.location',
+    );
   const options: TlsOptions = {};
   const password = ssl['ssl.keyStore.password'];
   const keyStore = read('ssl.keyStore.location', location);
@@ -103,8 +115,14 @@ export function tlsServerOptions(ssl: SslKeys): TlsOptions {
   try {
     createSecureContext(options);
   } catch (err) {
-    const key = options.ca !== undefined && /certificate|x509|PEM/i.test((err as Error).message) && !/key/i.test((err as Error).message) ? 'ssl.trustStore.location' : 'ssl.keyStore.location';
-    throw new ConfigError(`${key}: Node cannot use the TLS stores (${location}${trust === undefined ? '' : `, ${trust}`}): ${(err as Error).message}${password === undefined ? '' : ' (is ssl.keyStore.password right?)'}`, key);
+    const key =
+      options.ca !== undefined && /certificate|x509|PEM/i.test((err as Error).message) && !/key/i.test((err as Error).message)
+        ? 'ssl.trustStore.location'
+        : 'ssl.keyStore.location';
+    throw new ConfigError(
+      `${key}: Node cannot use the TLS stores (${location}${trust === undefined ? '' : `, ${trust}`}): ${(err as Error).message}${password === undefined ? '' : ' (is ssl.keyStore.password right?)'}`,
+      key,
+    );
   }
   return options;
 }

@@ -127,7 +127,9 @@ export class DataDirStorage {
       } else {
         this.writer.roll();
         // After the current request; the walk then runs in slices between requests.
-        this.snapshotting = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.takeSnapshot()).finally(() => (this.snapshotting = undefined));
+        this.snapshotting = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => this.takeSnapshot())
+          .finally(() => (this.snapshotting = undefined));
       }
     }
   }

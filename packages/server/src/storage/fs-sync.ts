@@ -25,7 +25,13 @@ async function syncDirAsync(dir: string): Promise<void> {
  * Writes `parts` to `dir/tmpName`, syncs it, renames it to `dir/name`, syncs the dir; all off the
  * event loop. Resolves with the time the two syncs took (ms).
  */
-export async function writeFileDurably(dir: string, tmpName: string, name: string, parts: Buffer | readonly Buffer[], sync: boolean): Promise<number> {
+export async function writeFileDurably(
+  dir: string,
+  tmpName: string,
+  name: string,
+  parts: Buffer | readonly Buffer[],
+  sync: boolean,
+): Promise<number> {
   const tmp = join(dir, tmpName);
   const fh = await open(tmp, 'w');
   let syncMs = 0;

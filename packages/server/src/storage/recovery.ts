@@ -78,7 +78,14 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
     if (logs.length > 0) {
       throw new DataDirCorruptError(logs[0]!.path, 0, 'txn logs without any snapshot (ZooKeeper 3.8 refuses such a dir too)');
     }
-    return { tree: new DataTree(options.ttlEnabled), sessions: new Map(), lastZxid: 0n, snapshotZxid: undefined, replayed: 0, truncated: [] };
+    return {
+      tree: new DataTree(options.ttlEnabled),
+      sessions: new Map(),
+      lastZxid: 0n,
+      snapshotZxid: undefined,
+      replayed: 0,
+      truncated: [],
+    };
   }
   const { tree, sessions } = loaded;
   let last = snapZxid!;

@@ -12,7 +12,7 @@ export function sessionPassword(sessionId: bigint): Buffer {
   // new Random(seed): the scrambled seed; nextBytes: nextInt() per 4 bytes, low byte first.
   let seed = (BigInt.asUintN(64, sessionId ^ SUPER_SECRET) ^ MULT) & MASK;
   const out = Buffer.alloc(16);
-  for (let i = 0; i < 16; ) {
+  for (let i = 0; i < 16;) {
     seed = (seed * MULT + 0xbn) & MASK;
     let rnd = Number(BigInt.asIntN(32, seed >> 16n));
     for (let n = Math.min(16 - i, 4); n-- > 0; rnd >>= 8) out[i++] = rnd & 0xff;

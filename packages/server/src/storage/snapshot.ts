@@ -82,7 +82,7 @@ export function nodeDigest(path: string, node: ZNode, pathBytes?: Uint8Array): n
   v.setInt32(48, node.aversion);
   v.setBigInt64(52, node.ephemeralOwner);
   // One crc32 call over path, data and stat (the digest is crc32 of their concatenation).
-  const p = path === '/' ? EMPTY : pathBytes ?? Buffer.from(path);
+  const p = path === '/' ? EMPTY : (pathBytes ?? Buffer.from(path));
   const d = node.data ?? EMPTY;
   const n = p.length + d.length + 60;
   if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
@@ -270,7 +270,9 @@ export class SnapshotEncoder {
     };
     seal();
     const empty = digestZxid <= 0n;
-    w.long(empty ? 0n : digestZxid).int(DIGEST_VERSION).long(empty ? 0n : digest);
+    w.long(empty ? 0n : digestZxid)
+      .int(DIGEST_VERSION)
+      .long(empty ? 0n : digest);
     seal();
     return [head, ...records, w.toBufferCopy()];
   }
@@ -354,7 +356,14 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
       const acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
       if (acl === undefined) throw new SnapshotFormatError(start, `node ${path} names ACL ${aclId}, which the cache lacks`);
-      const node = Object.assign(new ZNode(data, acl, czxid, ctime, owner), { mzxid, mtime, version: nodeVersion, cversion, aversion, pzxid });
+      const node = Object.assign(new ZNode(data, acl, czxid, ctime, owner), {
+        mzxid,
+        mtime,
+        version: nodeVersion,
+        cversion,
+        aversion,
+        pzxid,
+      });
       const key = path === '' ? '/' : path;
       if (key !== '/') {
         const slash = key.lastIndexOf('/');
@@ -381,7 +390,8 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const value = dv < 2 ? BigInt('0x' + (r2.ustring() ?? '0')) : r2.long();
       const sealAt2 = r2.offset;
       const expected2 = BigInt(running.update(buf, sealAt, sealAt2).value);
-      if (r2.long('checksum') !== expected2 || r2.ustring('seal') !== '/') throw new SnapshotFormatError(digestAt, 'digest checksum mismatch');
+      if (r2.long('checksum') !== expected2 || r2.ustring('seal') !== '/')
+        throw new SnapshotFormatError(digestAt, 'digest checksum mismatch');
       digest = zxid > 0n ? { zxid, version: dv, digest: value } : undefined;
     }
     if (r2.remaining !== 0) throw new SnapshotFormatError(r2.offset, `${r2.remaining} bytes after the seal`);

@@ -27,7 +27,16 @@ function raiseCversion(parent: ZNode, parentCVersion: number, zxid: bigint): voi
  * already holds the node, ZooKeeper's processTxn still moves the parent's cversion and pzxid to
  * the txn's (NODEEXISTS on a create), so a later snapshot's digest and stats agree.
  */
-function create(tree: DataTree, h: TxnHeader, path: string, data: Buffer | null, acl: readonly ACL[], owner: bigint, parentCVersion: number, plainCreate = false): void {
+function create(
+  tree: DataTree,
+  h: TxnHeader,
+  path: string,
+  data: Buffer | null,
+  acl: readonly ACL[],
+  owner: bigint,
+  parentCVersion: number,
+  plainCreate = false,
+): void {
   if (path === '/' || path === '') return;
   const parent = tree.get(parentOrRoot(path));
   if (parent === undefined) return;

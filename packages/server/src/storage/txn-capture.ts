@@ -25,7 +25,14 @@ function errorTxn(err: number, now: number): Captured {
 }
 
 /** `laterCreates`: creates under the same parent later in the same multi (to recover this one's cversion). */
-function createBody(tree: DataTree, op: CreateOp, path: string, authIds: Parameters<typeof fixupAcl>[1], inMulti: boolean, laterCreates: number): TxnBody {
+function createBody(
+  tree: DataTree,
+  op: CreateOp,
+  path: string,
+  authIds: Parameters<typeof fixupAcl>[1],
+  inMulti: boolean,
+  laterCreates: number,
+): TxnBody {
   const node = tree.get(path);
   const parent = tree.get(parentOrRoot(path));
   const parentCVersion = parent === undefined ? -1 : parent.cversion - laterCreates;
@@ -43,7 +50,7 @@ function createBody(tree: DataTree, op: CreateOp, path: string, authIds: Paramet
     return { type: OpCode.createContainer, path, data, acl, parentCVersion };
   }
   if (ttlMode) {
-    const ttl = 'ttl' in op ? op.ttl : (node && ttlFromEphemeralOwner(node.ephemeralOwner)) ?? 0n;
+    const ttl = 'ttl' in op ? op.ttl : ((node && ttlFromEphemeralOwner(node.ephemeralOwner)) ?? 0n);
     return { type: OpCode.createTTL, path, data, acl, parentCVersion, ttl };
   }
   const ephemeral = flags === 1 || flags === 3;
@@ -53,7 +60,11 @@ function createBody(tree: DataTree, op: CreateOp, path: string, authIds: Paramet
 function multiBody(tree: DataTree, ops: MultiOp[], results: MultiResult[], authIds: Parameters<typeof fixupAcl>[1]): TxnBody[] {
   const parents = ops.map((op, i) => {
     const r = results[i] as { path?: string };
-    return (op.type === OpCode.create || op.type === OpCode.create2 || op.type === OpCode.createContainer || op.type === OpCode.createTTL) && r.path !== undefined
+    return (op.type === OpCode.create ||
+      op.type === OpCode.create2 ||
+      op.type === OpCode.createContainer ||
+      op.type === OpCode.createTTL) &&
+      r.path !== undefined
       ? parentOrRoot(r.path)
       : undefined;
   });
@@ -71,7 +82,12 @@ function multiBody(tree: DataTree, ops: MultiOp[], results: MultiResult[], authI
       case OpCode.delete:
         return { type: OpCode.delete, path: op.path };
       case OpCode.setData:
-        return { type: OpCode.setData, path: op.path, data: op.data === null ? null : Buffer.from(op.data), version: res.stat?.version ?? 0 };
+        return {
+          type: OpCode.setData,
+          path: op.path,
+          data: op.data === null ? null : Buffer.from(op.data),
+          version: res.stat?.version ?? 0,
+        };
       case OpCode.check:
         return { type: OpCode.check, path: op.path, version: op.version };
       default:
@@ -98,7 +114,11 @@ export function captureRequest(tree: DataTree, req: Request, reply: Reply, authI
       return { type: OpCode.delete, body: { type: OpCode.delete, path: req.path }, time: now };
     case OpCode.setData: {
       const data = req.data === null ? null : Buffer.from(req.data);
-      return { type: OpCode.setData, body: { type: OpCode.setData, path: req.path, data, version: res?.stat?.version ?? 0 }, time: res?.stat?.mtime ?? now };
+      return {
+        type: OpCode.setData,
+        body: { type: OpCode.setData, path: req.path, data, version: res?.stat?.version ?? 0 },
+        time: res?.stat?.mtime ?? now,
+      };
     }
     case OpCode.setACL: {
       const acl = tree.get(req.path)?.acl ?? req.acl;

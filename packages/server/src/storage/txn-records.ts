@@ -16,7 +16,14 @@ export interface TxnHeader {
 
 /** One transaction body; `type` is the header's (or the multi entry's) op code. */
 export type TxnBody =
-  | { type: typeof OpCode.create | typeof OpCode.create2; path: string; data: Buffer | null; acl: readonly ACL[]; ephemeral: boolean; parentCVersion: number }
+  | {
+      type: typeof OpCode.create | typeof OpCode.create2;
+      path: string;
+      data: Buffer | null;
+      acl: readonly ACL[];
+      ephemeral: boolean;
+      parentCVersion: number;
+    }
   | { type: typeof OpCode.createContainer; path: string; data: Buffer | null; acl: readonly ACL[]; parentCVersion: number }
   | { type: typeof OpCode.createTTL; path: string; data: Buffer | null; acl: readonly ACL[]; parentCVersion: number; ttl: bigint }
   | { type: typeof OpCode.delete | typeof OpCode.deleteContainer; path: string }
