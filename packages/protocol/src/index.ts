@@ -1,5 +1,6 @@
 export * from './constants.js';
 export * from './records.js';
+export * from './tenure-error.js';
 export * from './errors.js';
 export * from './paths.js';
 export * from './acl.js';

@@ -1,0 +1,23 @@
+/**
+ * The one base of every error a Tenure package throws. `code` is a stable string to branch on
+ * (`'NONODE'`, `'TLS_CERT_REFUSED'`, `'ILLEGAL_STATE'`); the message is for people.
+ */
+export class TenureError extends Error {
+  override name = 'TenureError';
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/**
+ * A call made in a state that does not allow it: a second `start()`, a `start()` after `close()`,
+ * an operation on a handle that was never started. A programming error, never retried.
+ */
+export class IllegalStateError extends TenureError {
+  override name = 'IllegalStateError';
+  constructor(message = 'illegal state', options?: { cause?: unknown }) {
+    super('ILLEGAL_STATE', message, options);
+  }
+}
