@@ -21,7 +21,7 @@ import {
   type ResponseFor,
   type Transport,
 } from '@tenure/protocol';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock } from '@tenure/protocol';
 import type { ConnectionState, ErrorPolicy } from './connection-state.js';
 import { NotStartedError } from './errors.js';
 import { GuaranteedDeletes } from './guaranteed-delete.js';

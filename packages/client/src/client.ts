@@ -30,7 +30,7 @@ import {
 } from '@tenure/protocol';
 import type { EventEmitter } from 'eventemitter3';
 import type { TlsSetting } from '@tenure/zookeeper';
-import type { Clock } from './clock.js';
+import type { Clock } from '@tenure/protocol';
 import type { ClientCore, ClientEvents } from './client-core.js';
 import { requestChannel, traced } from './diagnostics.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';

@@ -1,7 +1,7 @@
 /** Client options and their defaults. */
 import { OPEN_ACL_UNSAFE, DEFAULT_MAX_BUFFER, type ACL, type Transport } from '@tenure/protocol';
 import type { TlsSetting } from '@tenure/zookeeper';
-import type { Clock } from './clock.js';
+import type { Clock } from '@tenure/protocol';
 import type { ErrorPolicy } from './connection-state.js';
 import type { Logger } from './logger.js';
 import { RetryPolicies, type RetryPolicy } from './retry-policies.js';

@@ -49,7 +49,7 @@ export { Transaction, type TransactionResult, type TransactionCreateOptions } fr
 export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
 export { DataTooLargeError, NotStartedError, TransactionError, type TransactionOpResult } from './errors.js';
 export { PROTECTED_PREFIX, protectedPrefix, protectedIdOf, unprotectedName, newProtectedId } from './protected-create.js';
-export { systemClock, type Clock, type TimerHandle } from './clock.js';
+export { systemClock, unrefTimer, type Clock, type TimerHandle } from '@tenure/protocol';
 export { silentLogger, childLogger, type Logger } from './logger.js';
 export { unlimitedListeners } from './node-builtins.js';
 export type { NodeData } from './request-size.js';

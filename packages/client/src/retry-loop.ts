@@ -3,7 +3,7 @@
  * injected clock sleeps, so all timing stays on one clock.
  */
 import pRetry from 'p-retry';
-import type { Clock } from './clock.js';
+import type { Clock } from '@tenure/protocol';
 import { isRetryableError, type RetryPolicy } from './retry-policies.js';
 import { sleep, typedReason } from './wait-scope.js';
 

@@ -35,7 +35,7 @@ import {
   type Transport,
   type WatcherEvent,
 } from '@tenure/protocol';
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '@tenure/protocol';
 import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
 import type { Logger } from './logger.js';
 import { runSaslExchange, type SaslMechanism } from './sasl.js';

@@ -7,7 +7,7 @@
  * the count.
  */
 import type { TlsError } from '@tenure/protocol';
-import type { Clock } from './clock.js';
+import type { Clock } from '@tenure/protocol';
 import { sleep } from './wait-scope.js';
 
 const FIRST_PAUSE_MS = 2000;

@@ -5,7 +5,7 @@
  * TimeoutError, AbortError or ClosedError, so a wait never has to translate.
  */
 import { AbortError, ClosedError, TimeoutError } from '@tenure/protocol';
-import type { Clock, TimerHandle } from './clock.js';
+import type { Clock, TimerHandle } from '@tenure/protocol';
 
 /** How long to wait, and what may end a wait early. Every wait in Tenure takes these. */
 export interface WaitOptions {

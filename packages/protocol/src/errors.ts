@@ -84,11 +84,14 @@ const messages: Record<number, string> = {
 export class KeeperError extends Error {
   override name = 'KeeperError';
   readonly code: number;
+  /** ZooKeeper's numeric code (`KeeperException.Code`), e.g. -101; read this one, `code` becomes the string name. */
+  readonly keeperCode: number;
   readonly path: string | undefined;
   constructor(code: number, path?: string, detail?: string) {
     const what = messages[code] ?? `error ${code}`;
     super(`${errorCodeName(code)}: ${what}${path !== undefined ? ` (${path})` : ''}${detail ? `: ${detail}` : ''}`);
     this.code = code;
+    this.keeperCode = code;
     this.path = path;
   }
   get codeName(): string {

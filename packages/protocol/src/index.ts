@@ -1,6 +1,7 @@
 export * from './constants.js';
 export * from './records.js';
 export * from './tenure-error.js';
+export * from './clock.js';
 export * from './errors.js';
 export * from './paths.js';
 export * from './acl.js';

@@ -7,7 +7,16 @@
  * notifications they cause leave through each connection's outbox (see server-connection.ts).
  */
 import type { ConnectParams, Id, Request, Transport } from '@tenure/protocol';
-import { AbortError, ConnectionLossError, ErrorCode, OpCode } from '@tenure/protocol';
+import {
+  AbortError,
+  ConnectionLossError,
+  ErrorCode,
+  OpCode,
+  systemClock,
+  unrefTimer,
+  type Clock,
+  type TimerHandle,
+} from '@tenure/protocol';
 import { authenticate } from './acl-policy.js';
 import { ConnectionLimits } from './connection-limits.js';
 import { DataTree } from './data-tree.js';
@@ -20,7 +29,7 @@ import { ServerConnection, type ConnectionHost, type ConnectionSink } from './se
 import { ServerIntrospection, type NodeSnapshot, type SessionInfo } from './server-introspection.js';
 import { SaslAuthenticator } from './sasl-auth.js';
 import { SessionTable, type Session } from './session-table.js';
-import { SessionWheel, monotonicClock, type WheelClock } from './session-wheel.js';
+import { SessionWheel } from './session-wheel.js';
 import { TcpListener, type ListenAddress, type ListenOptions } from './tcp-listener.js';
 import { TlsListener } from './tls-listener.js';
 import type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
@@ -61,7 +70,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private readonly connections = new Set<ServerConnection>();
   /** The client address each connection holds a maxClientCnxns slot for. */
   private readonly slots = new Map<ServerConnection, string>();
-  private readonly reaper: NodeJS.Timeout;
+  private reaper: TimerHandle | undefined;
+  private readonly clock: Clock;
   private isClosed = false;
   /** shutdown() began: no new handshakes. */
   private draining = false;
@@ -72,11 +82,10 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
   private readonly baseIds: readonly Id[];
   private readonly saslAuth: SaslAuthenticator;
 
-  constructor(
-    options: EmbeddedServerOptions = {},
-    private readonly clock: WheelClock = monotonicClock,
-  ) {
+  constructor(options: EmbeddedServerOptions = {}) {
     this.options = resolveOptions(options);
+    this.clock = options.clock ?? systemClock;
+    const clock = this.clock;
     this.name = this.options.name;
     this.limits = Object.freeze({
       maxBufferBytes: this.options.maxBufferBytes,
@@ -117,8 +126,7 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
       clock,
       limits: this.connectionLimits,
     });
-    this.reaper = setInterval(() => this.reap(), this.options.containerCheckIntervalMs);
-    this.reaper.unref();
+    this.armReaper();
     if (this.storage !== undefined) this.startStorage(this.storage);
   }
 
@@ -623,7 +631,8 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     }
     // Closing is not a partition: every client hears of it now.
     this.faults.close(this.sessionTable, () => this.abortAll('server closed'));
-    clearInterval(this.reaper);
+    if (this.reaper !== undefined) this.clock.clearTimeout(this.reaper);
+    this.reaper = undefined;
     this.wheel.close();
     this.sessionTable.clear();
     await Promise.all([...this.listeners].map((l) => l.close()));
@@ -647,6 +656,17 @@ export class EmbeddedServer implements ConnectionHost, FrontDoor {
     if (this.isClosed || this.draining) throw new ConnectionLossError(undefined, 'server closed');
     if (this.storageFailure !== undefined) throw new ConnectionLossError(undefined, 'server storage failed');
     if (this.faults.refusing) throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
+  }
+
+  /** One reaper pass every containerCheckIntervalMs, on the server's clock. */
+  private armReaper(): void {
+    this.reaper = unrefTimer(
+      this.clock.setTimeout(() => {
+        if (this.isClosed) return;
+        this.reap();
+        this.armReaper();
+      }, this.options.containerCheckIntervalMs),
+    );
   }
 
   private reap(): void {

@@ -12,7 +12,6 @@ export type { ListenAddress, ListenOptions } from './tcp-listener.js';
 export type { TlsListenOptions } from './tls-listener.js';
 export { certificateSubject } from './x509-subject.js';
 export { SessionWheel } from './session-wheel.js';
-export type { WheelClock } from './session-wheel.js';
 export type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 export { createWebSocketGateway } from './websocket-gateway.js';
 export type { WebSocketGateway, WebSocketGatewayOptions } from './websocket-gateway.js';

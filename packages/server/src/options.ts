@@ -1,5 +1,5 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
-import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import { DEFAULT_MAX_BUFFER, type Clock } from '@tenure/protocol';
 import type { DataDirOptions, SnapshotInfo } from './storage/data-dir-storage.js';
 
 /** What the durable storage reports: each group commit, each snapshot on disk, and a failure to write or sync the log. */
@@ -26,6 +26,11 @@ export interface EmbeddedServerOptions extends Partial<DataDirOptions> {
   name?: string;
   /** ZooKeeper's tickTime. Default 2000 ms. */
   tickMs?: number;
+  /**
+   * The clock of session expiry, the container/TTL reaper and injected delays. Default the process
+   * clock; tests pass a `ManualClock` (@tenure/testing) and advance time by hand.
+   */
+  clock?: Clock;
   /** Default 2 ticks. */
   minSessionTimeoutMs?: number;
   /** Default 20 ticks. */

@@ -10,7 +10,8 @@ import type { ResolvedOptions } from './options.js';
 import type { ZxidCounter } from './request-processor.js';
 import type { ServerConnection } from './server-connection.js';
 import type { Session, SessionTable } from './session-table.js';
-import type { SessionWheel, WheelClock } from './session-wheel.js';
+import type { Clock } from '@tenure/protocol';
+import type { SessionWheel } from './session-wheel.js';
 import { watchCount } from './watch-registry.js';
 
 /** One session as introspection shows it (like ZooKeeper's `dump`). */
@@ -58,7 +59,7 @@ export interface IntrospectedState {
   readonly sessions: SessionTable<ServerConnection>;
   readonly wheel: SessionWheel<Session<ServerConnection>>;
   readonly connections: ReadonlySet<ServerConnection>;
-  readonly clock: WheelClock;
+  readonly clock: Clock;
   /** Requests owed and traffic counts (connection-limits.ts). */
   readonly limits?: ConnectionLimits;
 }

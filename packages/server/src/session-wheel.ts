@@ -7,18 +7,12 @@
  * An item touched at `t` with timeout `T` expires at the first tick boundary strictly after `t + T`:
  * never before its timeout, at most one tick after it.
  */
-
-export interface WheelClock {
-  /** Monotonic milliseconds. */
-  now(): number;
-}
-
-export const monotonicClock: WheelClock = { now: () => performance.now() };
+import { systemClock, unrefTimer, type Clock, type TimerHandle } from '@tenure/protocol';
 
 export class SessionWheel<T> {
   private readonly buckets = new Map<number, Set<T>>();
   private readonly expiryOf = new Map<T, number>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: TimerHandle | undefined;
   /** The next bucket boundary the timer will process. */
   private nextBoundary: number;
   private closed = false;
@@ -26,7 +20,7 @@ export class SessionWheel<T> {
   constructor(
     private readonly tickMs: number,
     private readonly onExpire: (items: T[]) => void,
-    private readonly clock: WheelClock = monotonicClock,
+    private readonly clock: Clock = systemClock,
   ) {
     this.nextBoundary = this.roundUp(clock.now());
   }
@@ -91,12 +85,11 @@ export class SessionWheel<T> {
     // Never schedule for a boundary already passed; the first boundary due is processed on wake.
     if (this.nextBoundary <= now - this.tickMs) this.nextBoundary = this.roundUp(now - this.tickMs);
     const delay = Math.max(0, this.nextBoundary - now);
-    this.timer = setTimeout(() => this.wake(), Math.ceil(delay));
-    this.timer.unref();
+    this.timer = unrefTimer(this.clock.setTimeout(() => this.wake(), Math.ceil(delay)));
   }
 
   private disarm(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 

@@ -4,7 +4,11 @@ import { SessionWheel } from '@tenure/server';
 /** The wheel under fake timers, with a clock that follows them. */
 function makeWheel(tickMs: number) {
   const expired: Array<{ at: number; items: string[] }> = [];
-  const clock = { now: () => Date.now() };
+  const clock = {
+    now: () => Date.now(),
+    setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+    clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  };
   const wheel = new SessionWheel<string>(tickMs, (items) => expired.push({ at: clock.now(), items: items.slice().sort() }), clock);
   return { wheel, expired };
 }

@@ -1,6 +1,6 @@
 /**
- * The one clock every timer of the client goes through. Tests and simulations can inject their own;
- * nothing else in the package reads the time or arms a timer directly.
+ * The one clock every timer of the client, the server and the recipes goes through. Tests inject a
+ * manual one (`ManualClock` in @tenure/testing); nothing else reads the time or arms a timer directly.
  */
 export type TimerHandle = unknown;
 
@@ -17,3 +17,9 @@ export const systemClock: Clock = {
   setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
+
+/** Lets the process exit while this timer is armed (a Node timer's `unref()`; a no-op for other handles). */
+export function unrefTimer(handle: TimerHandle): TimerHandle {
+  (handle as { unref?: () => void } | undefined)?.unref?.();
+  return handle;
+}
