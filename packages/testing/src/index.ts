@@ -15,6 +15,7 @@ export type { ZooKeeperSettings } from './zookeeper-node.js';
 export { expireSession, type SessionHandle, type ServerTarget, type ExpireSessionOptions } from './expire-session.js';
 export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
+export { ManualClock, settle, type ManualTimerHandle } from './manual-clock.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
 export { ZooKeeperSuite } from './zookeeper-suite.js';
 export { launchChromium, findChromium, CHROMIUM_FLAGS, ChromiumUnavailableError } from './chromium.js';
