@@ -23,7 +23,7 @@ import {
 } from '@tenure/protocol';
 import type { CloseReason, Reply, WatcherEvent } from '@tenure/protocol';
 import type { AcceptResult, FrontDoor, PeerInfo } from './front-door.js';
-import type { ConnectionSink, ServerConnection } from './server-connection.js';
+import type { ConnectionSink, ServerConnection } from '../semantics/server-connection.js';
 import type { ListenOptions } from './tcp-listener.js';
 import { peerOf } from './tls-listener.js';
 import { WebSocketEndpoint, batchWrites, frameProblem, messageBuffer } from './websocket-endpoint.js';

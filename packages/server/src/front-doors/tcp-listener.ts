@@ -42,7 +42,7 @@ import {
 } from '@tenure/protocol';
 import type { AcceptResult, FrontDoor, PeerInfo } from './front-door.js';
 import { answerFourLetterWord, opAbbreviation, type ConnectionStats } from './four-letter-words.js';
-import type { ConnectionSink, ServerConnection } from './server-connection.js';
+import type { ConnectionSink, ServerConnection } from '../semantics/server-connection.js';
 import type { TlsListenOptions } from './tls-listener.js';
 
 export interface ListenOptions {

@@ -5,7 +5,7 @@
  * answer for a word outside the whitelist.
  */
 import { hostname, platform, release, arch } from 'node:os';
-import type { ServerIntrospection } from './server-introspection.js';
+import type { ServerIntrospection } from '../ops/server-introspection.js';
 
 /** What `cons` and `stat` show of one TCP connection. */
 export interface ConnectionStats {
