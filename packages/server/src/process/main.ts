@@ -13,14 +13,14 @@ import { pino, type Logger as PinoLogger } from 'pino';
 import { createEmbeddedServer, type EmbeddedServer } from '../embedded-server.js';
 import type { EmbeddedServerOptions, StorageEvent } from '../options.js';
 import type { DataDirOptions } from '../storage/data-dir-storage.js';
-import type { ListenAddress } from '../tcp-listener.js';
+import type { ListenAddress } from '../index.js';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
 import { helpText, parseCommandLine } from './flags.js';
 import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
 import { tlsServerOptions } from './tls-stores.js';
-import type { WebSocketAddress } from '../websocket-endpoint.js';
+import type { WebSocketAddress } from '../index.js';
 
 /** The package's version, from its package.json (one level above src/ and dist/). */
 export function version(): string {

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry, Summary, collectDefaultMetrics } from 'prom-client';
-import { requestKind } from '../connection-limits.js';
+import { requestKind } from '../index.js';
 import type { EmbeddedServer } from '../embedded-server.js';
 
 const BASIC = [0.5];

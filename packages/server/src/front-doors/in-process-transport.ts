@@ -21,10 +21,9 @@ import type {
   Transport,
   WatcherEvent,
 } from '@tenure/protocol';
-import { ConnectionLossError } from '@tenure/protocol';
+import { ConnectionLossError, exceedsMaxBuffer } from '@tenure/protocol';
 import type { FrontDoor } from './front-door.js';
-import { exceedsMaxBuffer } from './request-size.js';
-import type { ConnectionSink, ServerConnection } from './server-connection.js';
+import type { ConnectionSink, ServerConnection } from '../semantics/server-connection.js';
 
 interface Pending {
   resolve(reply: Reply): void;

@@ -6,9 +6,9 @@
  * not import each other.
  */
 import type { ConnectParams } from '@tenure/protocol';
-import type { Logger } from './options.js';
-import type { ConnectionSink, ServerConnection } from './server-connection.js';
-import type { ServerIntrospection } from './server-introspection.js';
+import type { Logger } from '../options.js';
+import type { ConnectionSink, ServerConnection } from '../semantics/server-connection.js';
+import type { ServerIntrospection } from '../ops/server-introspection.js';
 
 /** What a handshake produced on the server side. */
 export type AcceptResult =

@@ -14,7 +14,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import type { TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
 import { FrameReader, frame } from '@tenure/protocol';
-import type { Logger } from './options.js';
+import type { Logger } from '../options.js';
 import type { BindOptions, WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 import { WebSocketEndpoint, frameProblem, messageBuffer } from './websocket-endpoint.js';
 

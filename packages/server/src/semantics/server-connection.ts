@@ -10,8 +10,8 @@
  */
 import type { ACL, CloseReason, Id, Reply, WatcherEvent } from '@tenure/protocol';
 import { Perms } from '@tenure/protocol';
-import { permits } from './acl-policy.js';
-import type { LimitedConnection, ThrottleSink } from './connection-limits.js';
+import { permits } from '../security/acl-policy.js';
+import type { LimitedConnection, ThrottleSink } from '../front-doors/connection-limits.js';
 import type { RequestContext } from './request-processor.js';
 import type { Session } from './session-table.js';
 import type { Watcher, WatchMode, WatchSide } from './watch-registry.js';

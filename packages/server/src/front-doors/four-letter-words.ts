@@ -5,10 +5,30 @@
  * answer for a word outside the whitelist.
  */
 import { hostname, platform, release, arch } from 'node:os';
-import type { ServerIntrospection } from './server-introspection.js';
+import type { ServerIntrospection } from '../ops/server-introspection.js';
+
+/** Traffic and request latency, of one connection or of every connection of a listener. */
+export interface TrafficStats {
+  received: number;
+  sent: number;
+  minLatencyMs: number;
+  maxLatencyMs: number;
+  latencySumMs: number;
+  latencyCount: number;
+}
+
+/** Stats with nothing counted yet. */
+export const noTraffic = (): TrafficStats => ({
+  received: 0,
+  sent: 0,
+  minLatencyMs: Infinity,
+  maxLatencyMs: 0,
+  latencySumMs: 0,
+  latencyCount: 0,
+});
 
 /** What `cons` and `stat` show of one TCP connection. */
-export interface ConnectionStats {
+export interface ConnectionStats extends TrafficStats {
   readonly remote: string;
   readonly reading: boolean;
   readonly queuedFrames: number;
@@ -16,17 +36,11 @@ export interface ConnectionStats {
   readonly sessionId: bigint | undefined;
   readonly timeoutMs: number | undefined;
   readonly establishedAt: number;
-  received: number;
-  sent: number;
   lastOp: string;
   lastCxid: number;
   lastZxid: bigint;
   lastResponseAt: number;
   lastLatencyMs: number;
-  minLatencyMs: number;
-  maxLatencyMs: number;
-  latencySumMs: number;
-  latencyCount: number;
 }
 
 /** What the words read from the listener. */
@@ -34,14 +48,7 @@ export interface ListenerStats {
   readonly sockets: ReadonlySet<ConnectionStats>;
   readonly startedAt: number;
   readonly bound: { port: number } | undefined;
-  readonly totals: {
-    received: number;
-    sent: number;
-    minLatencyMs: number;
-    maxLatencyMs: number;
-    latencySumMs: number;
-    latencyCount: number;
-  };
+  readonly totals: TrafficStats;
 }
 
 /** The version line tools parse: ZooKeeper 3.8 semantics, served by Tenure. */
@@ -243,20 +250,12 @@ export function answerFourLetterWord(word: string, view: ServerIntrospection, l:
         `os.name=${platform()}\nos.arch=${arch()}\nos.version=${release()}\nuser.dir=${process.cwd()}\n`
       );
     case 'srst': {
-      Object.assign(l.totals, { received: 0, sent: 0, minLatencyMs: Infinity, maxLatencyMs: 0, latencySumMs: 0, latencyCount: 0 });
+      Object.assign(l.totals, noTraffic());
       return 'Server stats reset.\n';
     }
     case 'crst': {
       for (const c of l.sockets) {
-        Object.assign(c, {
-          received: 0,
-          sent: 0,
-          lastLatencyMs: 0,
-          minLatencyMs: Infinity,
-          maxLatencyMs: 0,
-          latencySumMs: 0,
-          latencyCount: 0,
-        });
+        Object.assign(c, noTraffic(), { lastLatencyMs: 0 });
       }
       return 'Connection stats reset.\n';
     }

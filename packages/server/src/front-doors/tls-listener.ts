@@ -21,8 +21,8 @@ import { createServer as createNetServer, type Socket } from 'node:net';
 import { TLSSocket, type SecureContext, type TlsOptions } from 'node:tls';
 import type { FrontDoor, PeerInfo } from './front-door.js';
 import { TcpListener } from './tcp-listener.js';
-import { certificateSubject } from './x509-subject.js';
-import { certificateRefusalFrame, serverContext, verifyErrorOf } from './tls-refusal.js';
+import { certificateSubject } from '../security/x509-subject.js';
+import { certificateRefusalFrame, serverContext, verifyErrorOf } from '../security/tls-refusal.js';
 
 /**
  * What `server.listen({ tls })` takes: Node's `tls.TlsOptions`, of which these matter most.

@@ -14,8 +14,8 @@
  * any fault state is held; the gate's own checks then decide.
  */
 import { AbortError, ConnectionLossError } from '@tenure/protocol';
-import type { ServerConnection } from './server-connection.js';
-import type { Session } from './session-table.js';
+import type { ServerConnection } from '../semantics/server-connection.js';
+import type { Session } from '../semantics/session-table.js';
 
 type ServerSession = Session<ServerConnection>;
 

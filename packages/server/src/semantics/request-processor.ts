@@ -33,9 +33,9 @@ import {
   sequenceSuffix,
   ttlEphemeralOwner,
 } from '@tenure/protocol';
-import { KeeperCode, checkAcl, clientInfos, fixupAcl, maskDigests, permits } from './acl-policy.js';
+import { KeeperCode, checkAcl, clientInfos, fixupAcl, maskDigests, permits } from '../security/acl-policy.js';
 import { DataTree, SPECIAL_PATHS, type Undo } from './data-tree.js';
-import { isKnownOp, recordProblem } from './record-shape.js';
+import { isKnownOp, requestProblem as recordProblem } from '@tenure/protocol';
 import type { Watcher, WatchRegistry } from './watch-registry.js';
 import { ownerKind, type ZNode } from './znode.js';
 

@@ -4,15 +4,15 @@
  * through a front door. It reads the server's structures and changes none of them.
  */
 import type { ACL, Stat } from '@tenure/protocol';
-import type { ConnectionLimits } from './connection-limits.js';
-import type { DataTree } from './data-tree.js';
-import type { ResolvedOptions } from './options.js';
-import type { ZxidCounter } from './request-processor.js';
-import type { ServerConnection } from './server-connection.js';
-import type { Session, SessionTable } from './session-table.js';
+import type { ConnectionLimits } from '../front-doors/connection-limits.js';
+import type { DataTree } from '../semantics/data-tree.js';
+import type { ResolvedOptions } from '../options.js';
+import type { ZxidCounter } from '../semantics/request-processor.js';
+import type { ServerConnection } from '../semantics/server-connection.js';
+import type { Session, SessionTable } from '../semantics/session-table.js';
 import type { Clock } from '@tenure/protocol';
-import type { SessionWheel } from './session-wheel.js';
-import { watchCount } from './watch-registry.js';
+import type { SessionWheel } from '../semantics/session-wheel.js';
+import { watchCount } from '../semantics/watch-registry.js';
 
 /** One session as introspection shows it (like ZooKeeper's `dump`). */
 export interface SessionInfo {

@@ -11,7 +11,7 @@ import type { TlsOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Logger } from './options.js';
+import type { Logger } from '../options.js';
 
 /** Options of a WebSocket endpoint (the listener's `webSocket` option, the gateway's options). */
 export interface WebSocketEndpointOptions {
