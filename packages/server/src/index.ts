@@ -19,4 +19,8 @@ export type { SaslServerOptions } from './security/sasl-auth.js';
 export type { StorageEvent } from './options.js';
 export type { DataDirOptions } from './storage/data-dir-storage.js';
 export { DataDirCorruptError } from './storage/storage-errors.js';
+/**
+ * Whether a request opcode is a write, a read or housekeeping (ping, auth, setWatches...), as
+ * ZooKeeper's latency metrics split them; the tenure-server process times requests with it.
+ */
 export { requestKind } from './front-doors/connection-limits.js';

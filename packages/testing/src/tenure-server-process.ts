@@ -30,7 +30,7 @@ let hooked = false;
 
 /** The repository's source entry and the tsconfig mapping @tenure/* to sources. */
 function sourceCommand(): { command: string[]; env: NodeJS.ProcessEnv } {
-  const cli = fileURLToPath(new URL('../../server/src/process/cli.ts', import.meta.url));
+  const cli = fileURLToPath(new URL('../../tenure-server/src/cli.ts', import.meta.url));
   const tsconfig = fileURLToPath(new URL('../../server/test/fixtures/tsconfig.json', import.meta.url));
   if (!existsSync(cli)) return { command: ['tenure-server'], env: {} };
   return { command: [process.execPath, '--import', 'tsx', cli], env: { TSX_TSCONFIG_PATH: tsconfig } };

@@ -7,14 +7,13 @@
  * for the JVM's.
  *
  * Gauges are read from the server when scraped; latencies come from the front door's request
- * timing (connection-limits.ts).
+ * timing (the server's connectionLimits).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry, Summary, collectDefaultMetrics } from 'prom-client';
-import { requestKind } from '../index.js';
-import type { EmbeddedServer } from '../embedded-server.js';
+import { requestKind, type EmbeddedServer } from '@tenure/server';
 
 const BASIC = [0.5];
 const ADVANCED = [0.5, 0.9, 0.99];

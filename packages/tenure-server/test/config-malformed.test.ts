@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { ConfigError } from '../src/process/config.js';
-import { loadSettings } from '../src/process/main.js';
+import { ConfigError } from '../src/config.js';
+import { loadSettings } from '../src/main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenure-cfg-bad-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,9 +4,9 @@
 // through the root `prepare` script.
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/process/cli.js', import.meta.url);
+const entry = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write('tenure-server: @tenure/server is not built (no dist/): run `npm run build` in the repository\n');
+  process.stderr.write('tenure-server: @tenure/tenure-server is not built (no dist/): run `npm run build` in the repository\n');
   process.exit(1);
 }
 await import(entry.href);

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError, KEYS, defaultSettings, settingsFrom } from '../src/process/config.js';
-import { helpText, parseCommandLine } from '../src/process/flags.js';
-import { loadSettings, serverOptions } from '../src/process/main.js';
-import { parseProperties } from '../src/process/properties.js';
+import { ConfigError, KEYS, defaultSettings, settingsFrom } from '../src/config.js';
+import { helpText, parseCommandLine } from '../src/flags.js';
+import { loadSettings, serverOptions } from '../src/main.js';
+import { parseProperties } from '../src/properties.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenure-cfg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -246,9 +246,11 @@ describe('flags', () => {
   });
 });
 
-test("the README's operator table has every key and flag", () => {
+test("the README's configuration table has every key and flag", () => {
   const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('## Running tenure-server'));
+  const start = readme.indexOf('\n## Configuration\n');
+  expect(start).toBeGreaterThan(-1);
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   for (const k of KEYS) {
     expect(section).toContain(`\`${k.key}\``);
     if (k.flag !== undefined) expect(section).toContain(`\`--${k.flag}\``);

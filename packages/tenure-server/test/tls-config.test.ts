@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { STORE_PASSWORD, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
-import { ConfigError } from '../src/process/config.js';
-import { loadSettings } from '../src/process/main.js';
-import { splitPem, tlsServerOptions } from '../src/process/tls-stores.js';
+import { ConfigError } from '../src/config.js';
+import { loadSettings } from '../src/main.js';
+import { splitPem, tlsServerOptions } from '../src/tls-stores.js';
 
 let dir: string;
 let certs: TlsCertificates;

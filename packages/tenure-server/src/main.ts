@@ -10,22 +10,26 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { pino, type Logger as PinoLogger } from 'pino';
-import { createEmbeddedServer, type EmbeddedServer } from '../embedded-server.js';
-import type { EmbeddedServerOptions, StorageEvent } from '../options.js';
-import type { DataDirOptions } from '../storage/data-dir-storage.js';
-import type { ListenAddress } from '../index.js';
+import {
+  createEmbeddedServer,
+  type DataDirOptions,
+  type EmbeddedServer,
+  type EmbeddedServerOptions,
+  type ListenAddress,
+  type StorageEvent,
+  type WebSocketAddress,
+} from '@tenure/server';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
 import { helpText, parseCommandLine } from './flags.js';
 import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
 import { tlsServerOptions } from './tls-stores.js';
-import type { WebSocketAddress } from '../index.js';
 
 /** The package's version, from its package.json (one level above src/ and dist/). */
 export function version(): string {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   } catch {
     return 'unknown';
   }
@@ -52,7 +56,7 @@ export function loadSettings(argv: readonly string[]): { settings: ServerSetting
   return { settings, warnings, help: false, version: false };
 }
 
-/** The durable storage options, under createEmbeddedServer's names (storage/data-dir-storage.ts). */
+/** The durable storage options, under createEmbeddedServer's names (@tenure/server's DataDirOptions). */
 export function storageOptions(s: ServerSettings): Partial<DataDirOptions> {
   if (s.dataDir === undefined) return {};
   return {
@@ -114,10 +118,10 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server for `settings` (no signal handlers: see main()). */
+/** Starts the server for `settings` (no signal handlers: see main()); silent without a logger. */
 export async function startServer(
   settings: ServerSettings,
-  logger: PinoLogger,
+  logger: PinoLogger = pino({ level: 'silent' }),
   onStorageEvent?: (event: StorageEvent) => void,
 ): Promise<RunningServer> {
   // With a data dir this recovers it first (and throws, naming the file and offset, on damage).

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { OpCode } from '@tenure/protocol';
 import { TenureServerProcess, sleep } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
-import { create, open, tryOpen, type RawSession } from './harness.js';
+import { create, open, tryOpen, type RawSession } from '../../server/test/harness.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'node_modules/.bin/tenure-server');
@@ -47,7 +47,7 @@ function word(port: number, w: string): Promise<string> {
 describe('the installed bin', () => {
   beforeAll(() => {
     // The bin runs dist: build this package (incremental; a no-op when it is current).
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'packages/tenure-server'], {
       cwd: ROOT,
       stdio: 'inherit',
     });
@@ -55,7 +55,7 @@ describe('the installed bin', () => {
 
   test('npm linked node_modules/.bin/tenure-server to the committed launcher, and it is executable', () => {
     expect(lstatSync(BIN).isSymbolicLink()).toBe(true);
-    expect(realpathSync(BIN)).toBe(join(ROOT, 'packages/server/bin/tenure-server.js'));
+    expect(realpathSync(BIN)).toBe(join(ROOT, 'packages/tenure-server/bin/tenure-server.js'));
     accessSync(BIN, constants.X_OK);
   });
 
@@ -159,6 +159,13 @@ describe('the process', () => {
     writeFileSync(unknown, 'clientPort=0\nclientPortAddress=127.0.0.1\nshinyKey=1\n');
     const u = await start(['--config', unknown]);
     expect(u.logs.find((l) => l.level === 40)).toMatchObject({ msg: `${unknown}:3: unknown key shinyKey; ignored` });
+  });
+
+  test('a clientPortAddress that does not resolve exits 1 naming the address', async () => {
+    const p = TenureServerProcess.spawn({ args: ['--host', 'no-such-host.invalid'] });
+    expect((await p.exited).code).toBe(1);
+    const fatal = p.logs.find((l) => l.level === 60);
+    expect(JSON.stringify(fatal)).toContain('no-such-host.invalid');
   });
 
   test("ZooKeeper's process defaults: 60 connections per address, srvr the only four-letter word", async () => {

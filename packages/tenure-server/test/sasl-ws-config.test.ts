@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { ConfigError } from '../src/process/config.js';
-import { loadSettings, serverOptions } from '../src/process/main.js';
-import { jaasServerUsers, parseJaas } from '../src/process/sasl-users.js';
+import { ConfigError } from '../src/config.js';
+import { loadSettings, serverOptions } from '../src/main.js';
+import { jaasServerUsers, parseJaas } from '../src/sasl-users.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tenure-sasl-cfg-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
