@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TenureError, TimeoutError } from '@tenure/protocol';
 
 /** One JSON log line of tenure-server (pino). */
 export interface TenureServerLogLine {
@@ -163,7 +164,10 @@ export class TenureServerProcess {
       const timer = setTimeout(
         () =>
           reject(
-            new Error(`tenure-server: no ${what} within ${timeoutMs} ms\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`),
+            new TimeoutError(
+              `tenure-server: no ${what} within ${timeoutMs} ms\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`,
+              timeoutMs,
+            ),
           ),
         timeoutMs,
       );
@@ -174,7 +178,8 @@ export class TenureServerProcess {
         } else if (this.exitInfo !== undefined) {
           clearTimeout(timer);
           reject(
-            new Error(
+            new TenureError(
+              'SERVER_EXITED',
               `tenure-server exited (${JSON.stringify(this.exitInfo)}) before ${what}\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`,
             ),
           );
