@@ -41,7 +41,7 @@ export class RecipeLifecycle {
   start(run: () => Promise<void> | void): Promise<void> {
     if (this.current !== 'latent') {
       return Promise.reject(
-        new IllegalStateError(`${this.what}: ${this.current === 'started' ? 'already started' : 'start() after close()'}`),
+        new IllegalStateError(`${this.what}: ${this.current === 'started' ? 'already started' : 'already closed (start() after close())'}`),
       );
     }
     this.current = 'started';
