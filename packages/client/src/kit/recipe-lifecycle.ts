@@ -41,7 +41,9 @@ export class RecipeLifecycle {
   start(run: () => Promise<void> | void): Promise<void> {
     if (this.current !== 'latent') {
       return Promise.reject(
-        new IllegalStateError(`${this.what}: ${this.current === 'started' ? 'already started' : 'already closed (start() after close())'}`),
+        new IllegalStateError(
+          `${this.what}: ${this.current === 'started' ? 'already started' : 'start() after close(): already closed'} (a recipe cannot be started more than once)`,
+        ),
       );
     }
     this.current = 'started';
