@@ -434,7 +434,7 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
         id: 'sel-c',
         takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
       });
-      selector.start();
+      await selector.start();
       cleanups.push(() => selector.close());
       const m1 = new GroupMember(a, '/groups/workers', 'worker-1', 'w1');
       const m2 = new GroupMember(b, '/groups/workers', 'worker-2', 'w2');

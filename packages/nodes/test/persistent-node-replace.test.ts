@@ -46,14 +46,14 @@ describe('PersistentNode replaceExisting', () => {
     await client.create('/free', null);
     const node = keep(client, { path: '/free/n', data: 'x', replaceExisting: true });
     const ops = recordOps();
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['create /free/n']);
     await eventually(() => expect(ops).toEqual(['create /free/n', 'exists /free/n']));
     // Without the option: the check first (exists, then create; the check's watch sees NodeCreated).
     const plain = keep(client, { path: '/free/p', data: 'x' });
     ops.length = 0;
-    plain.start();
+    await plain.start();
     await plain.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['exists /free/p', 'create /free/p']);
   });
@@ -68,7 +68,7 @@ describe('PersistentNode replaceExisting', () => {
     const client = await open();
     const node = keep(client, { path: '/busy/n', data: 'new', replaceExisting: true });
     const ops = recordOps();
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['create /busy/n NODEEXISTS', 'delete /busy/n', 'create /busy/n']);
     expect(events).toEqual(['NodeDeleted']);
@@ -83,7 +83,7 @@ describe('PersistentNode replaceExisting', () => {
     await client.create('/p', null);
     const before = await client.create('/p/n', 'old');
     const node = keep(client, { path: '/p/n', mode: CreateMode.PERSISTENT, data: 'new', replaceExisting: true });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const snap = server.node('/p/n')!;
     expect(snap.data!.toString()).toBe('new');
@@ -95,7 +95,7 @@ describe('PersistentNode replaceExisting', () => {
     const a = await open();
     const b = await open();
     const holder = keep(a, { path: '/dup/x', data: 'A', retryMs: 50, maxRetryMs: 200 });
-    holder.start();
+    await holder.start();
     await holder.waitForInitialCreate({ timeoutMs: 3000 });
     let holderLost = 0;
     holder.on('deleted', () => void holderLost++);
@@ -106,7 +106,7 @@ describe('PersistentNode replaceExisting', () => {
     holder.on('conflict', (e) => void conflicts.push(e));
     holder.on('error', () => {});
     node.on('error', () => {});
-    node.start();
+    await node.start();
     await sleep(800);
     expect(holderLost).toBe(1); // deleted once, never again
     expect(conflicts.length).toBeGreaterThan(0); // whoever lost the race reports it
@@ -122,7 +122,7 @@ describe('PersistentNode replaceExisting', () => {
     server = startServer();
     const client = await open();
     const node = keep(client, { path: '/exp/n', data: 'x', replaceExisting: true });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const ops = recordOps();
     server.expireSession(client.sessionId);
