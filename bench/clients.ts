@@ -336,8 +336,8 @@ async function orchestrate(): Promise<void> {
   const { TestingServer, TlsTestingServer, makeTlsCertificates, javaClientFlags, NETTY_JARS } = await import('@tenure/testing');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const tlsDir = WITH_TLS ? mkdtempSync(join(tmpdir(), 'tenure-bench-tls-')) : '';
+  const path = await import('node:path');
+  const tlsDir = WITH_TLS ? mkdtempSync(path.join(tmpdir(), 'tenure-bench-tls-')) : '';
   const certs = WITH_TLS ? await makeTlsCertificates(tlsDir) : undefined;
   const { compileJava, javaToolchain, JavaProgram, ZOOKEEPER_JARS } = await import('../test/interop/java.js');
   const java = WITH_JAVA ? javaToolchain(ZOOKEEPER_JARS) : undefined;

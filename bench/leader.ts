@@ -16,8 +16,6 @@
  * @tenure/* are imported from source (the script re-runs itself with a tsconfig that maps them).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rerunFromSource } from './run-from-source.js';

@@ -316,11 +316,11 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(first.nodes.find((n: { path: string }) => n.path === '/src/ro').acl).toEqual([{ scheme: 'world', id: 'anyone', perms: 'r' }]);
 
       const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
-      const { join } = await import('node:path');
+      const path = await import('node:path');
       const { tmpdir } = await import('node:os');
-      const dir = mkdtempSync(join(tmpdir(), 'tenure-dump-'));
+      const dir = mkdtempSync(path.join(tmpdir(), 'tenure-dump-'));
       cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      const file = join(dir, 'tree.json');
+      const file = path.join(dir, 'tree.json');
       writeFileSync(file, (await run('dump', '/src')).stdout);
 
       // Into a copy: the same tree under another root (the ephemeral node left out, as its session is not ours).

@@ -64,7 +64,7 @@ export function writeMultiResults(w: JuteWriter, results: readonly MultiResult[]
         w.int(res.err);
         break;
       default:
-        throw new ProtocolError(`unknown multi result type ${(res as { type: unknown }).type}`);
+        throw new ProtocolError(`unknown multi result type ${String((res as { type: unknown }).type)}`);
     }
   }
   writeTerminator(w);

@@ -12,7 +12,7 @@ import type { Request } from './records.js';
 /** Writes the record of a single (non-multi) request. */
 export function writeRequestBody(w: JuteWriter, req: Request): void {
   const spec = opSpec(req.type);
-  if (spec === undefined) throw new ProtocolError(`cannot encode a request of unknown op ${(req as { type: unknown }).type}`);
+  if (spec === undefined) throw new ProtocolError(`cannot encode a request of unknown op ${String((req as { type: unknown }).type)}`);
   const fields = spec.fields;
   const rec = req as unknown as Record<string, unknown>;
   for (let i = 0; i < fields.length; i++) {
