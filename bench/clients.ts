@@ -607,7 +607,7 @@ function report(r: ReportInput): void {
     }
   }
 
-  // Targets (issue 6).
+  // Targets: the ratios the client is held to.
   const g = (c: string, s: ServerName, f: keyof Sample = 'opsPerSec', w = 'getdata'): number | undefined => med(w, c, s, f);
   const check = (label: string, value: number | undefined, ok: (v: number) => boolean, target: string): void => {
     out.push(

@@ -1,5 +1,5 @@
 /**
- * The record that follows a RequestHeader, for every op except multi/multiRead (wire doc §4.4),
+ * The record that follows a RequestHeader, for every op except multi/multiRead (docs/zookeeper-wire-protocol.md §4.4),
  * written and read by walking the op's fields in the op table. Nullable jute fields (data, auth,
  * token, reconfig strings) keep null apart from empty; list fields read a null vector as [].
  */

@@ -14,7 +14,7 @@ export interface FieldKind {
   read(r: JuteReader, label: string): unknown;
   /** Whether an in-process value could have been decoded from jute as this kind. */
   check(v: unknown): boolean;
-  /** An upper bound of the encoded bytes beyond the 64 the size bound allows for fixed-size fields (a property: request-size.ts takes it out). */
+  /** An upper bound of the encoded bytes beyond the 64 the size bound allows for fixed fields (a property: request-size.ts hands it on). */
   readonly bound: (v: unknown) => number;
 }
 
@@ -101,7 +101,7 @@ export const ustring: FieldKind = {
   bound: strBound,
 };
 
-/** A ustring read as '' when null (getEphemerals' prefixPath: both mean "every ephemeral", wire doc §4.4). */
+/** A ustring read as '' when null (getEphemerals' prefixPath: both mean "every ephemeral", docs/zookeeper-wire-protocol.md §4.4). */
 export const ustringOrEmpty: FieldKind = { ...ustring, read: (r, label) => r.ustring(label) ?? '' };
 
 export const buffer: FieldKind = {
