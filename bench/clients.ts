@@ -79,7 +79,15 @@ async function serveEmbedded(): Promise<void> {
       console.log(`cpu ${u.user + u.system}`);
     }
   });
-  lines.on('close', () => void server.close().then(() => process.exit(0)));
+  lines.on('close', () => {
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

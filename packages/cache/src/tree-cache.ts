@@ -209,7 +209,9 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   /** Sets the watches up (falling back to one-shot watches on a 3.5 server), then loads from the root. */
   private arm(): void {
     this.outstanding++;
-    void this.armThenLoad().finally(() => this.arrive());
+    this.armThenLoad()
+      .finally(() => this.arrive())
+      .catch((err: unknown) => this.log.error({ err }, 'tree cache: loading failed')); // a throwing listener, for one
   }
 
   private async armThenLoad(): Promise<void> {
@@ -261,7 +263,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     this.outstanding++;
     const run = this.runPump(path, p);
     this.inflight.add(run);
-    void run.finally(() => this.inflight.delete(run));
+    run.finally(() => this.inflight.delete(run)).catch((err: unknown) => this.log.error({ err, path }, 'tree cache: refresh failed'));
   }
 
   private async runPump(path: string, pump: Pump): Promise<void> {

@@ -113,6 +113,7 @@ export async function waitForPredecessor(client: Client, path: string, session: 
     client.off('stateChanged', onState);
     scope.signal.removeEventListener('abort', onAbort);
     wake = null;
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects (NodeWatch.cancel)
     void watch.cancel();
   }
   scope.check();
