@@ -356,12 +356,12 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(json(await run('import', '--overwrite', file, '--json'))).toMatchObject({ updated: 1, unchanged: 5, skipped: 1 });
       expect((await run('get', '/src/text')).stdout).toBe('hello\n');
 
-      writeFileSync(join(dir, 'bad.json'), '{"format":"other"}');
-      expect((await run('import', join(dir, 'bad.json'))).stderr).toMatch(
+      writeFileSync(path.join(dir, 'bad.json'), '{"format":"other"}');
+      expect((await run('import', path.join(dir, 'bad.json'))).stderr).toMatch(
         /^tenure: .*bad\.json: not a tenure dump: "format" is not "tenure-dump"\n$/,
       );
-      expect((await run('import', join(dir, 'missing.json'))).code).toBe(2);
-      expect((await run('import', join(dir, 'bad.json'))).code).toBe(2);
+      expect((await run('import', path.join(dir, 'missing.json'))).code).toBe(2);
+      expect((await run('import', path.join(dir, 'bad.json'))).code).toBe(2);
     });
 
     it('watch PATH prints every change under it until stopped; --json streams one array', async () => {
