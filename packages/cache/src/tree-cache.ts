@@ -33,6 +33,8 @@ import {
   type Stat,
   type TimerHandle,
   type WaitOptions,
+  IllegalStateError,
+  TenureError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
@@ -133,7 +135,8 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
    * keeps working in the background if the wait is aborted or times out.
    */
   async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent') throw new Error(`TreeCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    if (this.state !== 'latent')
+      throw new IllegalStateError(`TreeCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     this.client.on('stateChanged', this.onState);
@@ -340,7 +343,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     } catch (err) {
       // A throwing listener must not break the cache's bookkeeping: it is reported, not rethrown.
       try {
-        this.emit('error', err instanceof Error ? err : new Error(String(err)));
+        this.emit('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
       } catch {
         // an error listener that throws too: nothing more to do
       }

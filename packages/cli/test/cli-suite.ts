@@ -208,7 +208,9 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       // With --json, stdout is one JSON document even on failure: the error's.
       const missing = await run('get', '/missing', '--json');
       expect(missing.code).toBe(1);
-      expect(JSON.parse(missing.stdout)).toEqual({ error: { name: 'NoNode', message: 'NoNode: no node (/missing)', exitCode: 1 } });
+      expect(JSON.parse(missing.stdout)).toEqual({
+        error: { name: 'NoNode', code: 'NONODE', message: 'NoNode: no node (/missing)', exitCode: 1 },
+      });
       const badUsage = await tenure(['--json', 'frobnicate']);
       expect(badUsage.code).toBe(2);
       expect(JSON.parse(badUsage.stdout)).toMatchObject({ error: { name: 'UsageError', exitCode: 2 } });

@@ -17,7 +17,7 @@
  * - close() removes our watches (tracked view) and our state listener.
  */
 import { EventEmitter } from 'eventemitter3';
-import { ConnectionState, NoNodeError, NodeExistsError, type Client, type Stat, type WatchEvent } from '@tenure/client';
+import { ConnectionState, NoNodeError, NodeExistsError, type Client, type Stat, type WatchEvent, IllegalStateError } from '@tenure/client';
 import type { Codec } from './codecs.js';
 import { ConnectionDrops, versionedWrite } from './versioned-write.js';
 
@@ -67,7 +67,7 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
 
   /** Creates the node with the seed if it is missing, and resolves after the first read. */
   async start(): Promise<void> {
-    if (this.phase !== 'new') throw new Error(`${this.path}: start() may be called once`);
+    if (this.phase !== 'new') throw new IllegalStateError(`${this.path}: start() may be called once`);
     this.phase = 'started';
     try {
       await this.client.create(this.path, this.data, { createParentContainers: true }).catch((err: unknown) => {
@@ -134,7 +134,7 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
   }
 
   private checkStarted(operation: string): void {
-    if (this.phase !== 'started') throw new Error(`${this.path}: ${operation}() needs start() first (and no close())`);
+    if (this.phase !== 'started') throw new IllegalStateError(`${this.path}: ${operation}() needs start() first (and no close())`);
   }
 
   /** Queues a re-read behind the one in flight; requests made while one waits join it. Never rejects. */

@@ -11,7 +11,7 @@
  * `lastSyncedAt` says when it was last known to be current.
  */
 import { EventEmitter } from 'eventemitter3';
-import { ConnectionState, type Client, type WaitOptions } from '@tenure/client';
+import { ConnectionState, type Client, type WaitOptions, IllegalStateError } from '@tenure/client';
 import { EventStream, TreeCache, type CachedNode } from '@tenure/cache';
 import { joinPath, nodeName } from '@tenure/protocol';
 import { InvalidInstanceError } from './errors.js';
@@ -83,7 +83,8 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
 
   /** Starts watching; resolves once the instances were first loaded (TimeoutError, AbortError, ClosedError). */
   async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent') throw new Error(`ServiceCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+    if (this.state !== 'latent')
+      throw new IllegalStateError(`ServiceCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     this.state = 'started';
     this.client.on('stateChanged', this.onState);
     await this.tree.start(options);

@@ -16,7 +16,7 @@
  * object, STATIC and PERMANENT too, and closes the caches and providers made by it.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, NoNodeError, type Client, type Logger, type WaitOptions } from '@tenure/client';
+import { AbortError, ClosedError, NoNodeError, type Client, type Logger, type WaitOptions, IllegalStateError } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { InvalidInstanceError, NotRegisteredError } from './errors.js';
 import { JsonInstanceSerializer, type InstanceSerializer } from './json-instance-serializer.js';
@@ -92,7 +92,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
   /** Starts the registry; registers `thisInstance` if one was given. */
   async start(options: WaitOptions = {}): Promise<void> {
     if (this.state !== 'latent')
-      throw new Error(`ServiceDiscovery ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+      throw new IllegalStateError(`ServiceDiscovery ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     if (this.options.thisInstance) await this.registerService(this.options.thisInstance, options);
@@ -253,7 +253,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
 
   private checkStarted(what: string): void {
     this.checkOpen(what);
-    if (this.state !== 'started') throw new Error(`ServiceDiscovery ${this.basePath}: ${what} before start()`);
+    if (this.state !== 'started') throw new IllegalStateError(`ServiceDiscovery ${this.basePath}: ${what} before start()`);
   }
 
   private checkOpen(what: string): void {

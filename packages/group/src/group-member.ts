@@ -18,6 +18,7 @@ import type { Client, NodeData, WaitOptions } from '@tenure/client';
 import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
+import { IllegalStateError } from '@tenure/client';
 
 export type Membership = Map<string, Buffer>;
 
@@ -72,7 +73,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
    */
   async start(options: WaitOptions = {}): Promise<void> {
     if (this.state !== 'latent')
-      throw new Error(`GroupMember ${this.memberId}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+      throw new IllegalStateError(`GroupMember ${this.memberId}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     this.state = 'started';
     this.node.start();
     await this.cache.start(options);

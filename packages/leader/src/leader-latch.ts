@@ -36,6 +36,8 @@ import {
   abandonNode,
   isRetryableError,
   queuePosition,
+  IllegalStateError,
+  TenureError,
 } from '@tenure/client';
 import type { Client, Logger, WaitOptions } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
@@ -158,7 +160,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
    * Connection problems are ridden out: the latch joins once the client is connected.
    */
   start(options: WaitOptions = {}): Promise<void> {
-    if (this.latchState !== 'latent') return Promise.reject(new Error(`LeaderLatch ${this.path}: cannot be started more than once`));
+    if (this.latchState !== 'latent')
+      return Promise.reject(new IllegalStateError(`LeaderLatch ${this.path}: cannot be started more than once`));
     this.latchState = 'started';
     this.client.on('stateChanged', this.onState);
     const joined = this.wait(this.joinWaiters, this.joinedOnce ? true : null, 'start', options);
@@ -392,7 +395,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
     if (!isRetryableError(err)) {
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
-      this.emitSafely('error', err instanceof Error ? err : new Error(String(err)));
+      this.emitSafely('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
     }
     // An `error` listener may have closed the latch: then no retry timer may outlive it.
     if (this.latchState === 'started') this.retry.schedule(() => this.request('check'));

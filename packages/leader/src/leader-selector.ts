@@ -20,7 +20,7 @@
  * and our node is deleted. After LOST the node went with the session, so nothing waits.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, type Client, type Logger, type RetryPolicy } from '@tenure/client';
+import { AbortError, ClosedError, type Client, type Logger, type RetryPolicy, IllegalStateError, TenureError } from '@tenure/client';
 import { LeaseLostError, Mutex, type Lease } from '@tenure/locks';
 import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
@@ -108,7 +108,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
 
   /** Joins the election in the background. Throws if already started or closed. */
   start(): void {
-    if (this.selectorState !== 'latent') throw new Error(`LeaderSelector ${this.path}: cannot be started more than once`);
+    if (this.selectorState !== 'latent') throw new IllegalStateError(`LeaderSelector ${this.path}: cannot be started more than once`);
     this.selectorState = 'started';
     this.requeue();
   }
@@ -118,7 +118,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
    * Needed only without autoRequeue, after a term ended.
    */
   requeue(): boolean {
-    if (this.selectorState !== 'started') throw new Error(`LeaderSelector ${this.path}: not started, or closed`);
+    if (this.selectorState !== 'started') throw new IllegalStateError(`LeaderSelector ${this.path}: not started, or closed`);
     if (this.running !== null) return false;
     this.running = this.loop().finally(() => {
       this.running = null;
@@ -218,7 +218,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   }
 
   private report(err: unknown, what: string): void {
-    const error = err instanceof Error ? err : new Error(String(err));
+    const error = err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err });
     this.logger.warn({ err: error, path: this.path, id: this.id }, `leader selector: ${what}`);
     this.safeEmit('error', error);
   }
@@ -229,7 +229,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     } catch (err) {
       if (event === 'error') return;
       try {
-        this.emit('error', err instanceof Error ? err : new Error(String(err)));
+        this.emit('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
       } catch {
         // nothing more to do
       }

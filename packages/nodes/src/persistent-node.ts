@@ -44,6 +44,7 @@ import {
   type Stat,
   type WaitOptions,
   type WatchEvent,
+  IllegalStateError,
 } from '@tenure/client';
 import { isEphemeralMode, joinPath, nodeName, nonSequentialMode, parentPath } from '@tenure/protocol';
 import { NodeConflictError } from './errors.js';
@@ -151,7 +152,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   /** Starts keeping the node: the first create is issued now. Throws if started before. */
   start(): void {
     if (this.state !== 'latent')
-      throw new Error(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
+      throw new IllegalStateError(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
     if (this.client.closedSignal.aborted) throw new ClosedError('client');
     this.state = 'started';
     this.client.on('stateChanged', this.onState);

@@ -203,7 +203,7 @@ describe('PersistentNode', () => {
     await expect(second.waitForInitialCreate({ timeoutMs: 600 })).rejects.toBeInstanceOf(TimeoutError);
     expect(conflicts.length).toBeGreaterThanOrEqual(2); // retried with backoff
     expect(conflicts[0]!.owner).toBe(a.sessionId);
-    expect(conflicts[0]!.code).toBe('conflict');
+    expect(conflicts[0]!.code).toBe('NODE_CONFLICT');
     expect(errors[0]).toBeInstanceOf(NodeConflictError);
     const snap = server.node('/dup/x')!;
     expect(snap.stat.ephemeralOwner).toBe(a.sessionId);

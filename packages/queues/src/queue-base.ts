@@ -23,6 +23,7 @@ import {
   type WaitOptions,
   type WaitScope,
   type WatchCallback,
+  IllegalStateError,
 } from '@tenure/client';
 import { ChildrenWatch } from './children-watch.js';
 import { claimAtMostOnce, claimLocked, type Claim, type ClaimContext, type Outcome } from './item-claim.js';
@@ -101,7 +102,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
 
   /** Creates the queue node (and the lock node), then starts the consumer, if there is one. */
   async start(): Promise<void> {
-    if (this.state !== 'new') throw new Error(`queue ${this.path}: start() may be called once`);
+    if (this.state !== 'new') throw new IllegalStateError(`queue ${this.path}: start() may be called once`);
     this.state = 'started';
     await this.ensure(this.path);
     if (this.options.lockPath !== undefined) await this.ensure(this.options.lockPath);
@@ -115,7 +116,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
    * in the middle of an item leaves it in the queue. Ends when the queue closes.
    */
   async *items(options: { signal?: AbortSignal } = {}): AsyncGenerator<T, void, undefined> {
-    if (this.options.consumer) throw new Error(`queue ${this.path} has a consumer; it cannot also be iterated`);
+    if (this.options.consumer) throw new IllegalStateError(`queue ${this.path} has a consumer; it cannot also be iterated`);
     this.checkStarted('items');
     const signal = options.signal ? AbortSignal.any([this.closing.signal, options.signal]) : this.closing.signal;
     using scope = this.client.waitScope({ signal }, `queue ${this.path} items`);
@@ -184,7 +185,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   }
 
   protected checkStarted(what: string): void {
-    if (this.state === 'new') throw new Error(`queue ${this.path}: ${what} before start()`);
+    if (this.state === 'new') throw new IllegalStateError(`queue ${this.path}: ${what} before start()`);
     if (this.state === 'closed') throw new ClosedError(`queue ${this.path}`);
   }
 

@@ -1,5 +1,6 @@
 /** Polling helpers for tests: behaviour is awaited, never assumed after a fixed sleep. */
 import { inspect } from 'node:util';
+import { TimeoutError } from '@tenure/protocol';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -15,7 +16,7 @@ export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, 
       last = err;
     }
     if (performance.now() > until)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${last instanceof Error ? String(last) : inspect(last)}` : ''}`);
+      throw new TimeoutError(`timed out waiting for ${what}${last ? `: ${last instanceof Error ? String(last) : inspect(last)}` : ''}`);
     await sleep(15);
   }
 }
