@@ -35,6 +35,15 @@ export default tseslint.config(
     },
   },
   {
+    // In library code `void p` is no excuse either: a voided promise that rejects is an unhandled rejection.
+    // Give it a .catch that routes the error (logger, error event, the recipe's failure path), or an
+    // eslint-disable-next-line comment saying why it cannot reject.
+    files: ['packages/*/src/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
+    },
+  },
+  {
     // Tests and benches read JSON documents, child-process output and Java's answers as `any` on purpose.
     files: ['**/test/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -79,7 +79,15 @@ async function serveEmbedded(): Promise<void> {
       console.log(`cpu ${u.user + u.system}`);
     }
   });
-  lines.on('close', () => void server.close().then(() => process.exit(0)));
+  lines.on('close', () => {
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,8 +344,8 @@ async function orchestrate(): Promise<void> {
   const { TestingServer, TlsTestingServer, makeTlsCertificates, javaClientFlags, NETTY_JARS } = await import('@tenure/testing');
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const tlsDir = WITH_TLS ? mkdtempSync(join(tmpdir(), 'tenure-bench-tls-')) : '';
+  const path = await import('node:path');
+  const tlsDir = WITH_TLS ? mkdtempSync(path.join(tmpdir(), 'tenure-bench-tls-')) : '';
   const certs = WITH_TLS ? await makeTlsCertificates(tlsDir) : undefined;
   const { compileJava, javaToolchain, JavaProgram, ZOOKEEPER_JARS } = await import('../test/interop/java.js');
   const java = WITH_JAVA ? javaToolchain(ZOOKEEPER_JARS) : undefined;
@@ -607,7 +615,7 @@ function report(r: ReportInput): void {
     }
   }
 
-  // Targets (issue 6).
+  // Targets: the ratios the client is held to.
   const g = (c: string, s: ServerName, f: keyof Sample = 'opsPerSec', w = 'getdata'): number | undefined => med(w, c, s, f);
   const check = (label: string, value: number | undefined, ok: (v: number) => boolean, target: string): void => {
     out.push(

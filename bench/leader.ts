@@ -16,8 +16,6 @@
  * @tenure/* are imported from source (the script re-runs itself with a tsconfig that maps them).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rerunFromSource } from './run-from-source.js';
@@ -80,9 +78,10 @@ async function tenureClose(clients: [Client, Client], path: string, rounds: numb
   for (let r = 0; r < warmup + rounds; r++) {
     const follower = 1 - leader;
     const t0 = performance.now();
-    void ls[leader]!.close();
+    const closing = ls[leader]!.close(); // timed from here, awaited once the follower leads
     await ls[follower]!.await({ timeoutMs: 10_000 });
     if (r >= warmup) out.push(ledAt[follower]! - t0);
+    await closing;
     ls[leader] = mk(leader);
     await ls[leader]!.start();
     await sleep(150);
@@ -114,18 +113,18 @@ async function lossRounds(
   await leader.led;
   let follower = await member('p1');
   const out: number[] = [];
+  const drops: Promise<void>[] = [];
   for (let r = 0; r < rounds; r++) {
     await sleep(300 + Math.random() * 400); // land anywhere in the ping cycle
     const t0 = performance.now();
     leader.proxy.blackhole();
     const t1 = await follower.led;
     out.push(t1 - t0);
-    const gone = leader;
-    void gone.drop();
+    drops.push(leader.drop()); // in the background, while the next member joins; awaited at the end
     leader = follower;
     follower = await member(`p${r + 2}`);
   }
-  await Promise.all([leader.drop(), follower.drop()]);
+  await Promise.all([...drops, leader.drop(), follower.drop()]);
   return out;
 }
 

@@ -12,8 +12,6 @@
  * them), so no build is needed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, caseRounds, median, perSecond } from './case-rounds.js';

@@ -196,9 +196,11 @@ async function fanOut(): Promise<void> {
   const writes = 20;
   const start = performance.now();
   const goal = events + writes * WATCHERS;
-  for (let i = 0; i < writes; i++) void writer.send({ type: OpCode.setData, path: '/fan', data, version: -1 });
+  const sent: Promise<unknown>[] = [];
+  for (let i = 0; i < writes; i++) sent.push(writer.send({ type: OpCode.setData, path: '/fan', data, version: -1 }));
   await until(goal);
   const took = performance.now() - start;
+  await Promise.all(sent);
   row(
     `${writes} setData to ${fmt(WATCHERS)} persistent watchers`,
     `${took.toFixed(0)} ms`,

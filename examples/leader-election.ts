@@ -104,7 +104,7 @@ function watch(c: Candidate): void {
       },
       { once: true },
     );
-    void lead(c, leadership);
+    lead(c, leadership).catch((err: unknown) => log(c.name, `lead failed: ${String(err)}`));
   });
 }
 

@@ -26,7 +26,7 @@ describe.skipIf(!zk.available || !java.available)('Apache Curator against the em
   beforeAll(async () => {
     server = createEmbeddedServer({
       tickMs: 200,
-      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) },
+      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: Error })?.err ?? '')}`) },
     });
     const [c, address] = await Promise.all([compileJava([CHECK]), server.listen({ port: 0 })]);
     compiled = c;

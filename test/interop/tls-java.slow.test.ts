@@ -66,7 +66,7 @@ describe.skipIf(!zk.available || !java.available || !existsSync(ZKCLI))('Java cl
     certs = await makeTlsCertificates(dir);
     server = createEmbeddedServer({
       tickMs: 200,
-      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) },
+      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: Error })?.err ?? '')}`) },
     });
     ({ connectString } = await server.listen({ port: 0, tls: certs.serverOptions() }));
   });

@@ -63,7 +63,7 @@ describe.skipIf(!zk.available)('zkCli.sh against the embedded server over TCP', 
   beforeAll(async () => {
     server = createEmbeddedServer({
       tickMs: 200,
-      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: unknown })?.err ?? '')}`) },
+      logger: { warn: (obj, msg) => warnings.push(`${msg ?? ''} ${String((obj as { err?: Error })?.err ?? '')}`) },
     });
     ({ connectString } = await server.listen({ port: 0 }));
   });

@@ -2,13 +2,7 @@
  * DoubleBarrier (Curator's DistributedDoubleBarrier): `memberQty` members enter together and
  * leave together.
  *
- * Nodes, Curator's layout, so Curator and Tenure members share a barrier:
- * - `<path>`: a CONTAINER, created on the way to the first member node.
- * - `<path>/<uuid>`: one EPHEMERAL node per member, named by a random UUID chosen once per
- *   DoubleBarrier object. Tenure writes `tenure:in`, and `tenure:left` just before deleting it;
- *   Curator writes its default data and reads none.
- * - `<path>/ready`: PERSISTENT, created by the member that completes the quorum, deleted by each
- *   member at the end of its leave.
+ * Nodes: Curator's layout (the table on the class), so Curator and Tenure members share a barrier.
  *
  * enter():
  * 1. `exists(ready)` with a watch, then create our node.
@@ -54,6 +48,11 @@ import { INSIDE, LEFT, READY, RollCall } from './roll-call.js';
  * | `<path>` | CONTAINER | empty |
  * | `<path>/<uuid>` (one per member) | EPHEMERAL | `tenure:in`, then `tenure:left` as it leaves |
  * | `<path>/ready` | PERSISTENT | empty |
+ *
+ * `<path>` is created on the way to the first member node. `<uuid>` is a random UUID chosen once
+ * per DoubleBarrier; `tenure:left` is written just before the node is deleted (Curator writes its
+ * default data and reads none). `ready` is created by the member that completes the quorum and
+ * deleted by each member at the end of its leave.
  *
  * Beyond Curator: a Tenure member that loses its session while inside makes the others' `leave()`
  * reject with {@link MemberLostError} naming it, instead of passing as if it had finished.

@@ -220,7 +220,9 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   /** Sets the watches up (falling back to one-shot watches on a 3.5 server), then loads from the root. */
   private arm(): void {
     this.outstanding++;
-    void this.armThenLoad().finally(() => this.arrive());
+    this.armThenLoad()
+      .finally(() => this.arrive())
+      .catch((err: unknown) => this.log.error({ err }, 'tree cache: loading failed')); // a throwing listener, for one
   }
 
   private async armThenLoad(): Promise<void> {

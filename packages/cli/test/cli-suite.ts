@@ -318,11 +318,11 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(first.nodes.find((n: { path: string }) => n.path === '/src/ro').acl).toEqual([{ scheme: 'world', id: 'anyone', perms: 'r' }]);
 
       const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
-      const { join } = await import('node:path');
+      const path = await import('node:path');
       const { tmpdir } = await import('node:os');
-      const dir = mkdtempSync(join(tmpdir(), 'tenure-dump-'));
+      const dir = mkdtempSync(path.join(tmpdir(), 'tenure-dump-'));
       cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      const file = join(dir, 'tree.json');
+      const file = path.join(dir, 'tree.json');
       writeFileSync(file, (await run('dump', '/src')).stdout);
 
       // Into a copy: the same tree under another root (the ephemeral node left out, as its session is not ours).
@@ -358,12 +358,12 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       expect(json(await run('import', '--overwrite', file, '--json'))).toMatchObject({ updated: 1, unchanged: 5, skipped: 1 });
       expect((await run('get', '/src/text')).stdout).toBe('hello\n');
 
-      writeFileSync(join(dir, 'bad.json'), '{"format":"other"}');
-      expect((await run('import', join(dir, 'bad.json'))).stderr).toMatch(
+      writeFileSync(path.join(dir, 'bad.json'), '{"format":"other"}');
+      expect((await run('import', path.join(dir, 'bad.json'))).stderr).toMatch(
         /^tenure: .*bad\.json: not a tenure dump: "format" is not "tenure-dump"\n$/,
       );
-      expect((await run('import', join(dir, 'missing.json'))).code).toBe(2);
-      expect((await run('import', join(dir, 'bad.json'))).code).toBe(2);
+      expect((await run('import', path.join(dir, 'missing.json'))).code).toBe(2);
+      expect((await run('import', path.join(dir, 'bad.json'))).code).toBe(2);
     });
 
     it('watch PATH prints every change under it until stopped; --json streams one array', async () => {

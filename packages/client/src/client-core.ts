@@ -291,6 +291,7 @@ export class ClientCore {
         ? (reply) => {
             if (!signal.aborted) onReply(reply);
             else if ((req as { watch?: boolean }).watch === true)
+              // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects without a signal (failures are logged)
               void this.resyncWatches((req as unknown as { path: string }).path, undefined);
           }
         : onReply;
@@ -358,6 +359,7 @@ export class ClientCore {
       }
     })();
     this.background.add(p);
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects: the task's errors are caught and logged above
     void p.finally(() => this.background.delete(p));
     return p;
   }

@@ -4,7 +4,7 @@
  */
 import { validatePath } from '@tenure/protocol';
 
-/** Returns `path` if valid (ZooKeeper's rules, wire doc §6.7); throws InvalidPathError otherwise. */
+/** Returns `path` if valid (ZooKeeper's rules, docs/zookeeper-wire-protocol.md §6.7); throws InvalidPathError otherwise. */
 export function checkPath(path: string, sequential = false): string {
   if (isValid(path, sequential)) return path;
   return validatePath(path, sequential);

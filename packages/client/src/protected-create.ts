@@ -87,6 +87,7 @@ export async function protectedCreate(
   } catch (err) {
     if (sent && outcomeUnknown(err) && !core.closed) {
       core.logger.debug({ parent, prefix }, 'protected create failed; deleting a possible orphan in the background');
+      // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects: spawn() logs what fails for good
       void core.spawn('protected create clean-up', (s) => deleteProtectedNodes(core, parent, prefix, s));
     }
     throw err;

@@ -63,7 +63,9 @@ export function saslMechanism(options: SaslOptions): SaslMechanism {
   const m = options.mechanism;
   if (m === 'DIGEST-MD5') return digestMd5Mechanism(options as DigestMd5Options);
   if (m !== null && typeof m === 'object' && typeof m.start === 'function' && typeof m.name === 'string') return m;
-  throw new TypeError(`sasl.mechanism must be 'DIGEST-MD5' or a SaslMechanism, got ${String(m)}`);
+  throw new TypeError(
+    `sasl.mechanism must be 'DIGEST-MD5' or a SaslMechanism, got ${typeof m === 'string' ? JSON.stringify(m) : m === null ? 'null' : typeof m}`,
+  );
 }
 
 /** No mechanism ZooKeeper uses needs more rounds than this; a server that wants more is refused. */

@@ -1,6 +1,6 @@
 /**
- * The sequence queue: what every queue-shaped recipe (locks, semaphores, leader election, and
- * later barriers and queues) does with its EPHEMERAL_SEQUENTIAL nodes, written once.
+ * The sequence queue: what every queue-shaped recipe (locks, semaphores, leader election) does
+ * with its EPHEMERAL_SEQUENTIAL nodes, written once.
  *
  * Protocol (Curator's LockInternals and LeaderLatch share it):
  * 1. Each participant creates `<base>/<prefix><name><10-digit seq>` (the recipe does this, usually
@@ -113,6 +113,7 @@ export async function waitForPredecessor(client: Client, path: string, session: 
     client.off('stateChanged', onState);
     scope.signal.removeEventListener('abort', onAbort);
     wake = null;
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects (NodeWatch.cancel)
     void watch.cancel();
   }
   scope.check();

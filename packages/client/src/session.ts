@@ -684,7 +684,7 @@ export class Session {
     if (this.hosts.count < 2 || this.probeTimer !== null) return;
     this.probeTimer = this.clock.setTimeout(() => {
       this.probeTimer = null;
-      void this.probe();
+      this.probe().catch((err: unknown) => this.log.warn({ err }, 'read-write probe failed'));
     }, this.probeDelay);
     this.probeDelay = Math.min(this.probeDelay * 2, 60_000);
   }

@@ -112,6 +112,8 @@ export class WaitScope implements Disposable {
     if (s.aborted) return Promise.reject(this.reason);
     return new Promise<T>((resolve, reject) => {
       let over = false;
+      // Not const: `listen` may settle synchronously, and finish() then reads it before the assignment (a TDZ error).
+      // eslint-disable-next-line prefer-const
       let unlisten: (() => void) | undefined;
       const finish = (): void => {
         over = true;

@@ -45,7 +45,7 @@ export class WatchRegistry {
   addOneShot(kind: OneShotKind, path: string, callback: WatchCallback, ns: Namespace): void {
     const map = this[kind];
     let w = map.get(path);
-    if (!w) map.set(path, (w = new Map()));
+    if (!w) map.set(path, (w = new Map() as Watchers));
     w.set(callback, ns);
   }
 

@@ -94,8 +94,7 @@ describe('state dispatcher', () => {
 
   it('delivers states posted from a listener after the current one reached every listener', () => {
     const out: string[] = [];
-    let d!: StateDispatcher;
-    d = new StateDispatcher((s) => {
+    const d: StateDispatcher = new StateDispatcher((s) => {
       out.push(`1:${s}`);
       if (s === ConnectionState.CONNECTED) d.suspended();
       out.push(`2:${s}`);

@@ -75,6 +75,8 @@ export function buildUri(
     if (!part.variable) uri += part.value;
     else {
       const v = Object.hasOwn(values, part.value) ? values[part.value] : undefined;
+      // Curator's String.valueOf: a variable's own toString() (a URL, a Date) is what it stands for.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string
       uri += v === null || v === undefined ? '' : String(v);
     }
   }

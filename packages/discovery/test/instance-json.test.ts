@@ -1,4 +1,4 @@
-/** Curator's JSON (the probes in curator-layouts.md §5.3), UriSpec (§5.4) and the instance defaults. */
+/** Curator's JSON (the probes in docs/curator-layouts.md §5.3), UriSpec (§5.4) and the instance defaults. */
 import { describe, expect, it } from 'vitest';
 import { isIPv4 } from 'node:net';
 import {

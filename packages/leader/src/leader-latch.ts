@@ -260,7 +260,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const old = this.node;
     this.node = null;
     this.predecessor.drop();
-    if (old) void this.deleteNode(old, false);
+    if (old) this.deleteNode(old, false).catch((err: unknown) => this.logger.warn({ err, path: old.path }, 'deleting our old node failed'));
     const creating = this.client.create(`${this.path}/${LATCH_NAME}`, this.idBytes, {
       mode: CreateMode.EPHEMERAL_SEQUENTIAL,
       protection: true,

@@ -69,6 +69,7 @@ export class WatchSlot {
   drop(): void {
     const entry = this.current;
     this.current = null;
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects (NodeWatch.cancel)
     void entry?.watch?.cancel();
   }
 

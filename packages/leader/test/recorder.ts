@@ -111,7 +111,7 @@ export class LeadershipRecorder {
     this.terms.push(term);
     const onEnd = (): void => {
       const reason = l.signal.reason as { end?: string } | undefined;
-      const e = this.record(who, 'ended', { end: reason?.end ?? String(reason) });
+      const e = this.record(who, 'ended', { end: reason?.end ?? String(l.signal.reason) });
       term.to = e.t;
       term.end = reason?.end;
       if (this.leading.get(who) === term) this.leading.delete(who);

@@ -139,6 +139,7 @@ export class HeldNode {
   }
 
   private dropWatch(): void {
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects (Client.removeAllWatches)
     void this.watches.removeAllWatches();
   }
 

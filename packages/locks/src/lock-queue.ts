@@ -46,7 +46,7 @@ export interface QueueSpec {
    */
   fixedSequence?: string;
   /** Orders two child names: by the sequence after the lock name. */
-  sortKey(name: string): string;
+  sortKey: (name: string) => string;
   /** The recipe's rule, over the children sorted by sortKey. */
   decide(sorted: readonly string[], ourName: string): Decision;
   held?: HeldNodeOptions;

@@ -263,6 +263,7 @@ export class Semaphore implements AsyncDisposable {
       stopCount();
       client.off('stateChanged', onState);
       scope.signal.removeEventListener('abort', onAbort);
+      // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects (Client.removeAllWatches)
       if (watching && !changed) void watches.removeAllWatches();
     }
   }

@@ -1,4 +1,4 @@
-/** ACL helpers: ZooKeeper's well-known lists and the digest scheme (wire doc §8). */
+/** ACL helpers: ZooKeeper's well-known lists and the digest scheme (docs/zookeeper-wire-protocol.md §8). */
 // @noble/hashes rather than node:crypto, so a browser bundle can carry this module.
 import { sha1 } from '@noble/hashes/legacy.js';
 import { Perms } from './constants.js';

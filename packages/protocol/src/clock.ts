@@ -2,7 +2,8 @@
  * The one clock every timer of the client, the server and the recipes goes through. Tests inject a
  * manual one (`ManualClock` in @tenure/testing); nothing else reads the time or arms a timer directly.
  */
-export type TimerHandle = unknown;
+/** What a clock's setTimeout returns (a Node Timeout, a browser's number, a manual timer): never nullish, so `| null` means "none". */
+export type TimerHandle = NonNullable<unknown>;
 
 export interface Clock {
   /** Monotonic milliseconds (any origin). */

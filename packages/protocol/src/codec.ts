@@ -1,5 +1,5 @@
 /**
- * Encoders and decoders for every record of the wire doc. Payloads here exclude the int32 frame
+ * Encoders and decoders for every record of docs/zookeeper-wire-protocol.md. Payloads here exclude the int32 frame
  * length; see `frame()`, the `...Frame` encoders and `FrameReader`.
  *
  * Decoders never throw anything but ProtocolError on bad bytes (never RangeError) and copy buffers

@@ -1,5 +1,5 @@
 /**
- * The handshake records (wire doc §2.2, §2.3). Both end with a readOnly byte that very old peers omit:
+ * The handshake records (docs/zookeeper-wire-protocol.md §2.2, §2.3). Both end with a readOnly byte that very old peers omit:
  * decoders treat a missing byte as false, and encoders can leave it out to answer such a peer in kind.
  */
 import { JuteReader } from './jute-reader.js';

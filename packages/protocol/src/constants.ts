@@ -1,5 +1,5 @@
 /**
- * ZooKeeper's numeric constants, with the values the wire uses (wire doc §4).
+ * ZooKeeper's numeric constants, with the values the wire uses (docs/zookeeper-wire-protocol.md §4).
  * Runtime objects rather than `const enum` so that JavaScript callers can use them too.
  */
 
@@ -41,7 +41,7 @@ export const OpCode = {
 } as const;
 export type OpCode = (typeof OpCode)[keyof typeof OpCode];
 
-/** Special xids (wire doc §3.2). */
+/** Special xids (docs/zookeeper-wire-protocol.md §3.2). */
 export const Xid = {
   notification: -1,
   ping: -2,

@@ -1,5 +1,5 @@
 /**
- * Typed errors. Server answers form one `KeeperError` family keyed by ZooKeeper's codes (wire doc §5);
+ * Typed errors. Server answers form one `KeeperError` family keyed by ZooKeeper's codes (docs/zookeeper-wire-protocol.md §5);
  * a few client-side errors stand beside it.
  */
 import type { RequestHeader } from './records.js';
@@ -445,7 +445,7 @@ export class TlsError extends TenureError {
   }
 }
 
-/** A path that ZooKeeper would refuse (wire doc §6.7). */
+/** A path that ZooKeeper would refuse (docs/zookeeper-wire-protocol.md §6.7). */
 export class InvalidPathError extends TenureError {
   override name = 'InvalidPathError';
   readonly path: string;

@@ -1,5 +1,5 @@
 /**
- * Splits a byte stream into frames: int32 length + payload (wire doc §2.1).
+ * Splits a byte stream into frames: int32 length + payload (docs/zookeeper-wire-protocol.md §2.1).
  *
  * Frames that lie whole inside one chunk are returned as views of that chunk (no copy), so a chunk must
  * not be modified after it is pushed (socket chunks never are). A frame that spans chunks is assembled
@@ -76,7 +76,7 @@ export class FrameReader {
   }
 }
 
-/** Four-letter admin words a server recognises on a fresh connection (wire doc §6.10). */
+/** Four-letter admin words a server recognises on a fresh connection (docs/zookeeper-wire-protocol.md §6.10). */
 export const FOUR_LETTER_WORDS: ReadonlySet<string> = new Set([
   'conf',
   'cons',

@@ -91,7 +91,7 @@ export class JuteReader {
     if (n * minElementBytes > this.end - this.pos) {
       throw new ProtocolError(`count ${n} for ${what} exceeds the ${this.end - this.pos} bytes left`);
     }
-    const out: T[] = new Array(n);
+    const out = new Array<T>(n);
     for (let i = 0; i < n; i++) out[i] = read(this);
     return out;
   }

@@ -1,4 +1,4 @@
-/** Jute binary-archive writer (wire doc §1): big-endian ints/longs, -1 for null buffers, strings and vectors. */
+/** Jute binary-archive writer (docs/zookeeper-wire-protocol.md §1): big-endian ints/longs, -1 for null buffers, strings and vectors. */
 import type { ACL, Id, Stat } from './records.js';
 import { writeInt64 } from './int64-bytes.js';
 import { utf8Length, writeUtf8 } from './short-string-bytes.js';

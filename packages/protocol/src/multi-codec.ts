@@ -1,5 +1,5 @@
 /**
- * multi (14) and multiRead (22) bodies (wire doc §4.5): entries of MultiHeader {type, done, err} plus
+ * multi (14) and multiRead (22) bodies (docs/zookeeper-wire-protocol.md §4.5): entries of MultiHeader {type, done, err} plus
  * the op's record, ended by the header {-1, true, -1}. There is no count, so reading stops at the
  * terminator; every entry takes at least 9 bytes, so a hostile body cannot loop past the frame.
  */
@@ -64,7 +64,7 @@ export function writeMultiResults(w: JuteWriter, results: readonly MultiResult[]
         w.int(res.err);
         break;
       default:
-        throw new ProtocolError(`unknown multi result type ${(res as { type: unknown }).type}`);
+        throw new ProtocolError(`unknown multi result type ${String((res as { type: unknown }).type)}`);
     }
   }
   writeTerminator(w);

@@ -73,7 +73,9 @@ const specs: OpSpec[] = [];
 
 function op<Rec extends R.Request>(type: Rec['type'], reply: ReplyShape, list: FieldList<Rec>, inMulti = false): void {
   const fields = Object.entries(list as Record<string, FieldKind | readonly [FieldKind, string]>).map(([name, f]): Field =>
-    Array.isArray(f) ? { name, kind: f[0], label: f[1] } : { name, kind: f as FieldKind, label: name },
+    Array.isArray(f)
+      ? { name, kind: (f as readonly [FieldKind, string])[0], label: (f as readonly [FieldKind, string])[1] }
+      : { name, kind: f as FieldKind, label: name },
   );
   const sizedFields = fields.filter((f) => f.kind.bound !== fixedBound);
   const spec: OpSpec = { type, fields, sizedFields, reply, inMulti, isMulti: reply === 'multi' };

@@ -1,4 +1,4 @@
-/** Path rules (wire doc §6.7) and small helpers that every package needs. */
+/** Path rules (docs/zookeeper-wire-protocol.md §6.7) and small helpers that every package needs. */
 import { InvalidPathError } from './errors.js';
 
 function badChar(c: number): boolean {

@@ -1,5 +1,5 @@
 /**
- * ZooKeeper's jute records as plain TypeScript types (wire doc §2 and §4).
+ * ZooKeeper's jute records as plain TypeScript types (docs/zookeeper-wire-protocol.md §2 and §4).
  * Longs are bigint; `null` buffers/strings/vectors are distinct from empty ones.
  */
 import type { OpCode } from './constants.js';

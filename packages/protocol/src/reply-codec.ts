@@ -1,5 +1,5 @@
 /**
- * Reply frames: ReplyHeader {xid, zxid, err} + the response record when err is 0 (wire doc §3.1, §4.4),
+ * Reply frames: ReplyHeader {xid, zxid, err} + the response record when err is 0 (docs/zookeeper-wire-protocol.md §3.1, §4.4),
  * and notifications: ReplyHeader {-1, zxid, 0} + WatcherEvent (§4.6).
  *
  * Hot paths (getData replies, header-only replies such as ping, notifications) are written and read in

@@ -1,5 +1,5 @@
 /**
- * The record that follows a RequestHeader, for every op except multi/multiRead (wire doc §4.4),
+ * The record that follows a RequestHeader, for every op except multi/multiRead (docs/zookeeper-wire-protocol.md §4.4),
  * written and read by walking the op's fields in the op table. Nullable jute fields (data, auth,
  * token, reconfig strings) keep null apart from empty; list fields read a null vector as [].
  */
@@ -12,7 +12,7 @@ import type { Request } from './records.js';
 /** Writes the record of a single (non-multi) request. */
 export function writeRequestBody(w: JuteWriter, req: Request): void {
   const spec = opSpec(req.type);
-  if (spec === undefined) throw new ProtocolError(`cannot encode a request of unknown op ${(req as { type: unknown }).type}`);
+  if (spec === undefined) throw new ProtocolError(`cannot encode a request of unknown op ${String((req as { type: unknown }).type)}`);
   const fields = spec.fields;
   const rec = req as unknown as Record<string, unknown>;
   for (let i = 0; i < fields.length; i++) {

@@ -1,5 +1,5 @@
 /**
- * Request frames: RequestHeader {xid, type} + the op's record (wire doc §3.1, §4.4).
+ * Request frames: RequestHeader {xid, type} + the op's record (docs/zookeeper-wire-protocol.md §3.1, §4.4).
  *
  * Hot paths (getData/exists/getChildren, setData, ping, closeSession) write straight into one buffer
  * of the exact size, and the server's hot reads and writes decode without the table walk; everything

@@ -14,8 +14,8 @@ export interface FieldKind {
   read(r: JuteReader, label: string): unknown;
   /** Whether an in-process value could have been decoded from jute as this kind. */
   check(v: unknown): boolean;
-  /** An upper bound of the encoded bytes beyond the 64 the size bound allows for fixed-size fields. */
-  bound(v: unknown): number;
+  /** An upper bound of the encoded bytes beyond the 64 the size bound allows for fixed fields (a property: request-size.ts hands it on). */
+  readonly bound: (v: unknown) => number;
 }
 
 const INT_MIN = -0x80000000;
@@ -54,7 +54,8 @@ function strListBound(l: unknown): number {
 function aclListBound(l: unknown): number {
   if (!Array.isArray(l)) return 4;
   let n = 4;
-  for (const a of l) n += 4 + strBound(a?.id?.scheme) + strBound(a?.id?.id);
+  for (const a of l as Array<{ id?: { scheme?: unknown; id?: unknown } } | null | undefined>)
+    n += 4 + strBound(a?.id?.scheme) + strBound(a?.id?.id);
   return n;
 }
 /** The bound of a fixed-size field: the 64 bytes allowed for those cover it. */
@@ -100,7 +101,7 @@ export const ustring: FieldKind = {
   bound: strBound,
 };
 
-/** A ustring read as '' when null (getEphemerals' prefixPath: both mean "every ephemeral", wire doc §4.4). */
+/** A ustring read as '' when null (getEphemerals' prefixPath: both mean "every ephemeral", docs/zookeeper-wire-protocol.md §4.4). */
 export const ustringOrEmpty: FieldKind = { ...ustring, read: (r, label) => r.ustring(label) ?? '' };
 
 export const buffer: FieldKind = {

@@ -1,6 +1,6 @@
 /**
  * The record that follows a ReplyHeader with err 0, for every op except multi/multiRead
- * (wire doc §4.4), by the reply shape the op table gives each op. Ops answered by the header alone
+ * (docs/zookeeper-wire-protocol.md §4.4), by the reply shape the op table gives each op. Ops answered by the header alone
  * have no body here.
  */
 import { OpCode } from './constants.js';

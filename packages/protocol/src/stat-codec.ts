@@ -1,5 +1,5 @@
 /**
- * The 68-byte Stat record (wire doc §4.2), read and written in place. Shared by JuteReader/JuteWriter
+ * The 68-byte Stat record (docs/zookeeper-wire-protocol.md §4.2), read and written in place. Shared by JuteReader/JuteWriter
  * and by the codec's hot paths, so every path decodes a Stat the same way.
  */
 import { readInt64, writeInt64 } from './int64-bytes.js';

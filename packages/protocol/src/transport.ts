@@ -4,7 +4,7 @@
  * A transport opens one connection to one server. It speaks the handshake and the framing, sends
  * records and delivers replies and events, and reports that the connection closed. It has no timers
  * and no retry policy: the client owns host choice, read-timeout and ping timers, re-attach,
- * SetWatches and auth (see ../shared/architecture.md).
+ * SetWatches and auth (see docs/architecture.md).
  *
  * A connection may carry decoded records: the in-process transport never encodes bytes.
  */

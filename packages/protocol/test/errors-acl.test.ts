@@ -1,4 +1,4 @@
-/** The KeeperError family (wire doc §5), client-side errors, ACL helpers and digest ids (§8). */
+/** The KeeperError family (docs/zookeeper-wire-protocol.md §5), client-side errors, ACL helpers and digest ids (§8). */
 import { describe, expect, it } from 'vitest';
 import {
   AbortError,
@@ -61,7 +61,7 @@ describe('KeeperError', () => {
     expect(errorCodeName(-101)).toBe('NONODE');
   });
 
-  it('every code of wire doc §5 is known', () => {
+  it('every code of docs/zookeeper-wire-protocol.md §5 is known', () => {
     const doc = [
       0, -1, -2, -3, -4, -5, -6, -7, -8, -12, -13, -14, -100, -101, -102, -103, -108, -110, -111, -112, -113, -114, -115, -118, -119, -120,
       -121, -122, -123, -124, -125, -127,

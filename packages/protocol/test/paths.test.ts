@@ -1,4 +1,4 @@
-/** Path rules of wire doc §6.7 and the path helpers. */
+/** Path rules of docs/zookeeper-wire-protocol.md §6.7 and the path helpers. */
 import { describe, expect, it } from 'vitest';
 import {
   InvalidPathError,

@@ -1,4 +1,4 @@
-/** Byte-exact checks against the examples of the wire doc (§2.2, §2.3, §4.6, §7). */
+/** Byte-exact checks against the examples of docs/zookeeper-wire-protocol.md (§2.2, §2.3, §4.6, §7). */
 import { describe, expect, it } from 'vitest';
 import {
   CreateMode,
@@ -35,7 +35,7 @@ function expectRequestFrame(xid: number, req: Request, expected: string): void {
   expect(decodeRequest(payload!)).toEqual({ header: { xid, type: req.type }, request: req });
 }
 
-describe('wire doc §7 examples', () => {
+describe('docs/zookeeper-wire-protocol.md §7 examples', () => {
   it('ping request and reply', () => {
     expectRequestFrame(Xid.ping, { type: OpCode.ping }, '00 00 00 08 ff ff ff fe 00 00 00 0b');
     const reply = frame(encodeReply({ xid: Xid.ping, zxid: 0x1234n, err: 0 }, OpCode.ping));

@@ -1,4 +1,4 @@
-/** ZooKeeper's four-letter words (wire doc §6.10): a fresh connection, 4 ASCII bytes, a text answer. */
+/** ZooKeeper's four-letter words (docs/zookeeper-wire-protocol.md §6.10): a fresh connection, 4 ASCII bytes, a text answer. */
 import { connect } from 'node:net';
 import { TimeoutError } from '@tenure/protocol';
 

@@ -123,13 +123,13 @@ export class TestingCluster {
 
   /** Index of the current leader, or -1 if none answers. */
   async leader(): Promise<number> {
-    const modes = await Promise.all(this.nodes.map((n) => (n.running ? n.mode() : undefined)));
+    const modes = await Promise.all(this.nodes.map((n) => (n.running ? n.mode() : Promise.resolve(undefined))));
     return modes.indexOf('leader');
   }
 
   /** `srvr`'s mode per server (leader, follower) or undefined when not serving. */
   async modes(): Promise<(string | undefined)[]> {
-    return Promise.all(this.nodes.map((n) => (n.running ? n.mode() : undefined)));
+    return Promise.all(this.nodes.map((n) => (n.running ? n.mode() : Promise.resolve(undefined))));
   }
 
   /** Sessions, ephemerals and watches as seen by server n (default: the leader, which tracks every global session). */

@@ -9,7 +9,7 @@ import { createEmbeddedServer, type EmbeddedServer, type EmbeddedServerOptions, 
 import { fourLetterWord } from './four-letter-words.js';
 import type { ServerDump } from './server-dump.js';
 
-export interface TestingEmbeddedServerOptions extends EmbeddedServerOptions {}
+export type TestingEmbeddedServerOptions = EmbeddedServerOptions;
 
 /** Longest a stopped server refuses connections before serving again on its own (setTimeout's limit). */
 const STOPPED_MS = 2_147_483_647;
@@ -62,6 +62,7 @@ export class TestingEmbeddedServer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects: it resolves when serving again, or at close()
     void this.server.restart(STOPPED_MS);
   }
 

@@ -2,7 +2,7 @@
  * A real ZooKeeper 3.8 (Debian's) with TLS: a TestingServer on the Netty connection factory with a
  * plaintext clientPort and a TLS secureClientPort, using the certificates of tls-certificates.ts.
  *
- * What Debian's packaging needs (../shared/zookeeper-tls-sasl.md): netty-codec and netty-resolver
+ * What Debian's packaging needs (docs/zookeeper-tls-sasl.md): netty-codec and netty-resolver
  * on the class path (zookeeper.jar's manifest leaves them out, and without netty-codec every
  * connection fails). With secureClientPort set, ZooKeeper registers the `x509` auth provider
  * itself: a client certificate authenticates as `x509:<subject>` (CLIENT_X509_ID). ZooKeeper

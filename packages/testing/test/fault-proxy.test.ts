@@ -23,7 +23,7 @@ async function client(proxy: FaultProxy) {
   const s = connect(proxy.port, '127.0.0.1');
   await new Promise<void>((r) => s.once('connect', r));
   let received = '';
-  s.on('data', (d: Buffer) => (received += d));
+  s.on('data', (d: Buffer) => (received += d.toString()));
   const events: string[] = [];
   s.on('error', (e: NodeJS.ErrnoException) => events.push(e.code ?? e.message));
   s.on('close', () => events.push('close'));

@@ -165,7 +165,7 @@ describe.skipIf(!zk.available)('TestingServer', () => {
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {
-        out += d;
+        out += d.toString();
         const m = /port=(\d+)/.exec(out);
         if (m) resolve(Number(m[1]));
       });

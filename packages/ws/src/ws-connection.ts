@@ -1,6 +1,6 @@
 /**
  * One WebSocket connection to one server (or gateway): ZooKeeper's handshake and requests, with
- * exactly one frame (int32 length + payload, wire doc §2.1) per binary message each way. Replies
+ * exactly one frame (int32 length + payload, docs/zookeeper-wire-protocol.md §2.1) per binary message each way. Replies
  * are matched to requests in send order; ping and auth replies are out of band (§3.3).
  *
  * No timers and no retries (the client owns them), and no `node:` import: this file runs in Node

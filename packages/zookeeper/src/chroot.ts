@@ -1,5 +1,5 @@
 /**
- * Chroot mapping (wire doc §6.6): the client speaks client paths, the server server paths.
+ * Chroot mapping (docs/zookeeper-wire-protocol.md §6.6): the client speaks client paths, the server server paths.
  * Outgoing: every path-bearing request, every multi sub-op, every SetWatches list and the
  * getEphemerals prefix. Incoming: create results (also inside multi), sync, getEphemerals and
  * notifications. Unlike Java 3.5–3.9 we also map getEphemerals and multi create results, so a

@@ -1,5 +1,5 @@
 /**
- * ZooKeeper connect strings: `host1:port1,host2:port2/chroot/path` (wire doc §6.6).
+ * ZooKeeper connect strings: `host1:port1,host2:port2/chroot/path` (docs/zookeeper-wire-protocol.md §6.6).
  * Everything from the first `/` is the chroot; a chroot of `/` means none.
  */
 import { InvalidPathError, pathProblem } from '@tenure/protocol';

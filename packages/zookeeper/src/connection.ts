@@ -1,7 +1,7 @@
 /**
- * One TCP or TLS connection to one ZooKeeper server (wire doc §2–§3): the handshake, request
+ * One TCP or TLS connection to one ZooKeeper server (docs/zookeeper-wire-protocol.md §2–§3): the handshake, request
  * framing with sequential xids, FIFO reply matching, out-of-band ping/auth replies and
- * notifications. No timers and no retries: the client owns those (architecture.md).
+ * notifications. No timers and no retries: the client owns those (docs/architecture.md).
  *
  * Over TLS the framing is the same; a TLS failure before ZooKeeper's handshake is answered (an
  * alert, also one that arrives after 'secureConnect', or the embedded TLS listener's in-band
@@ -98,7 +98,7 @@ class ZooKeeperConnection implements Connection {
   private readonly chroot: string;
   private xid = 0;
   private readonly pending = new RequestQueue();
-  // Ping and auth replies are answered out of band (wire doc §3.3); each has its own FIFO.
+  // Ping and auth replies are answered out of band (docs/zookeeper-wire-protocol.md §3.3); each has its own FIFO.
   private readonly pings: PendingRequest[] = [];
   private readonly auths: PendingRequest[] = [];
   private outq: Buffer[] = [];

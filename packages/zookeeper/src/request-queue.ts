@@ -17,7 +17,7 @@ export interface PendingRequest {
 }
 
 export class RequestQueue {
-  private items: (PendingRequest | undefined)[] = new Array(64);
+  private items = new Array<PendingRequest | undefined>(64);
   private head = 0;
   private count = 0;
 
@@ -53,7 +53,7 @@ export class RequestQueue {
 
   private grow(): void {
     // Capacity stays a power of two so the index math is a mask.
-    const next: (PendingRequest | undefined)[] = new Array(this.items.length * 2);
+    const next = new Array<PendingRequest | undefined>(this.items.length * 2);
     for (let i = 0; i < this.count; i++) next[i] = this.items[(this.head + i) & (this.items.length - 1)];
     this.items = next;
     this.head = 0;

@@ -119,6 +119,7 @@ const watch: CommandSpec = {
     out.warn(`tenure: watching ${path} (Ctrl-C to stop)`);
     let first = true;
     if (out.json) out.raw('[');
+    // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects: removing it on the server logs its own failures
     const stop = (): void => void w.close();
     signal.addEventListener('abort', stop, { once: true });
     try {

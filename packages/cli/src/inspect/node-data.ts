@@ -4,6 +4,8 @@ import type { DataView } from './report.js';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** C0 controls other than tab, LF and CR, and DEL: bytes that are valid UTF-8 but no one's text (a 4-byte count, a frame). */
+// The control characters are the point: this finds them.
+// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Recipe nodes recognised by their names, as Curator 5.4 and Tenure lay them out (see
- * shared/curator-layouts.md): the name patterns and each queue's order.
+ * docs/curator-layouts.md): the name patterns and each queue's order.
  *
  * | recipe | nodes |
  * |---|---|

@@ -122,7 +122,10 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
     zookeeper: options.connectString ?? 'in-process',
     sessionId: sessionHex(client.sessionId),
   });
-  const server: Server = createServer((req, res) => void handleRequest(req, res, { client, feed, guard, status }));
+  // handleRequest answers its own errors; one that escapes it (the answer failed) drops the connection.
+  const server: Server = createServer((req, res) => {
+    handleRequest(req, res, { client, feed, guard, status }).catch(() => res.destroy());
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -152,6 +155,7 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       resolveClosed();
     })());
+  // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects: feed.close() swallows its failures, server.close() reports none
   const onAbort = (): void => void close();
   if (options.signal?.aborted) await close();
   else options.signal?.addEventListener('abort', onAbort, { once: true });

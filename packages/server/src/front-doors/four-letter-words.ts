@@ -1,5 +1,5 @@
 /**
- * ZooKeeper's four-letter words (wire doc §6.10) as the TCP listener answers them, in ZooKeeper
+ * ZooKeeper's four-letter words (docs/zookeeper-wire-protocol.md §6.10) as the TCP listener answers them, in ZooKeeper
  * 3.8's text formats so that tools written against ZooKeeper read them: ruok, isro, srvr, stat,
  * mntr, cons, dump, wchc, wchp, wchs, conf, envi, srst and crst. Other known words get 3.8's
  * answer for a word outside the whitelist.

@@ -1,6 +1,6 @@
 /**
- * The front door: what a way into the server (the in-process transport, the TCP listener; later
- * TLS and WebSocket) needs from it. A front door turns its own connections into handshakes
+ * The front door: what a way into the server (the in-process transport, the TCP, TLS and
+ * WebSocket listeners) needs from it. A front door turns its own connections into handshakes
  * (`accept`) and requests (`receive`), and hands the server a ConnectionSink for what comes back.
  * It depends on this interface only, never on EmbeddedServer, so front doors and the server do
  * not import each other.
@@ -45,7 +45,7 @@ export interface FrontDoor {
   readonly logger: Logger | undefined;
   /** The server is closed: a front door takes no more connections. */
   readonly closed: boolean;
-  /** What the server shows of itself (four-letter words, later admin endpoints). */
+  /** What the server shows of itself (four-letter words, tests). */
   readonly introspection: ServerIntrospection;
   /**
    * Performs a handshake. Rejects with ConnectionLossError when the server is closed, refusing

@@ -1,5 +1,5 @@
 /**
- * The server on TCP: ZooKeeper's wire protocol (wire doc §2–§3) in front of the same front door
+ * The server on TCP: ZooKeeper's wire protocol (docs/zookeeper-wire-protocol.md §2–§3) in front of the same front door
  * (front-door.ts: accept, receive) the in-process transport uses. Each socket becomes a socket link
  * (socket-link.ts) under a wire session (wire-session.ts), which holds every rule of the protocol:
  * the handshake, the xid, limits, flow control and close. Sessions, ordering, faults and the

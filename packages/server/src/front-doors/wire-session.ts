@@ -1,5 +1,5 @@
 /**
- * ZooKeeper's connection protocol (wire doc §2–§3) over any link that carries whole frames: a TCP
+ * ZooKeeper's connection protocol (docs/zookeeper-wire-protocol.md §2–§3) over any link that carries whole frames: a TCP
  * or TLS socket (socket-link.ts) or a WebSocket (websocket-link.ts). The link only moves frames;
  * every rule lives here once, in front of the server's front door (front-door.ts):
  *

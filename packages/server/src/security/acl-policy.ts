@@ -1,5 +1,5 @@
 /**
- * ACL rules as ZooKeeper enforces them (wire doc §8): the `world`, `auth`, `digest`, `ip`,
+ * ACL rules as ZooKeeper enforces them (docs/zookeeper-wire-protocol.md §8): the `world`, `auth`, `digest`, `ip`,
  * `sasl` and `x509` schemes, the fix-up of ACL lists on create/setACL, permission checks and auth
  * packets.
  *

@@ -361,7 +361,7 @@ export class RequestProcessor {
     else notes.push(fire);
   }
 
-  /** multi: all or nothing; on failure [0…, code, -2…] with header err 0 (wire doc §4.5). */
+  /** multi: all or nothing; on failure [0…, code, -2…] with header err 0 (docs/zookeeper-wire-protocol.md §4.5). */
   private multi(ctx: RequestContext, ops: MultiOp[]): Outcome {
     const zxid = this.nextZxid();
     // Reads in a multi, or reads mixed with writes, cannot be decoded by ZooKeeper; nor can a TTL

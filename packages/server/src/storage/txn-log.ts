@@ -97,6 +97,7 @@ export class TxnLogWriter {
       this.kicked = true;
       queueMicrotask(() => {
         this.kicked = false;
+        // eslint-disable-next-line @typescript-eslint/no-floating-promises -- never rejects: a failure goes to onFailure
         void this.commitLoop();
       });
     }
