@@ -155,9 +155,14 @@ describe('at most one leader (embedded server)', () => {
       expect(successor!.who).toBe(next.name);
       expect(old!.to).not.toBeNull();
       expect(old!.to!).toBeLessThan(successor!.from);
-      // The successor leads only once the server has expired the silent session: a session timeout
-      // (1500 ms) after the leader was last heard, which was at most one ping interval (500 ms) before the silence.
-      expect(successor!.from - silencedAt).toBeGreaterThanOrEqual(1000);
+      // Exact, on manual time. The leader last heard the server as the silence began (settled()
+      // ended with its getLeader read). Its term ends at its read timeout (2/3 of the 1500 ms
+      // session: SUSPENDED) under `standard`, at the session timeout (LOST) under `session`. The
+      // server expires the session on the first 100 ms tick past the timeout; the successor leads then.
+      expect(old!.end).toBe(errorPolicy === 'standard' ? 'suspended' : 'lost');
+      expect(old!.to! - silencedAt).toBe(errorPolicy === 'standard' ? 1000 : 1500);
+      expect(successor!.from - silencedAt).toBeGreaterThan(1500);
+      expect(successor!.from - silencedAt).toBeLessThanOrEqual(1600);
       expect(next.latch.leadership!.fencingToken).toBeGreaterThan(term.fencingToken);
       await settled(members);
       recorder.assertSafe();
