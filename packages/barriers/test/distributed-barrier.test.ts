@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, ClosedError, CreateMode, TimeoutError } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { DistributedBarrier } from '../src/index.js';
-import { Clients, eventually, settlesWithin, startServer, totalWatches } from './harness.js';
+import { Clients, roundTrip, settlesWithin, startServer, totalWatches } from './harness.js';
 
 describe('DistributedBarrier', () => {
   let server: EmbeddedServer;
@@ -31,7 +31,8 @@ describe('DistributedBarrier', () => {
     await setter.removeBarrier();
     await Promise.all(waits);
     await setter.removeBarrier(); // already removed: fine
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
+    await roundTrip(clients.all);
+    expect(totalWatches(server)).toBe(0);
   });
 
   it('rejects with TimeoutError, AbortError and ClosedError, never resolves while set, and leaves no watch', async () => {
@@ -39,7 +40,8 @@ describe('DistributedBarrier', () => {
     await new DistributedBarrier(a!, '/db/typed').setBarrier();
     const waiter = new DistributedBarrier(b!, '/db/typed');
     for (let i = 0; i < 5; i++) await expect(waiter.waitOnBarrier({ timeoutMs: 50 })).rejects.toBeInstanceOf(TimeoutError);
-    await eventually(() => totalWatches(server) === 0, 2000, 'timed-out waits took their watches back');
+    await roundTrip([b!]); // timed-out waits took their watches back
+    expect(totalWatches(server)).toBe(0);
     const ac = new AbortController();
     const aborted = waiter.waitOnBarrier({ signal: ac.signal });
     ac.abort();
@@ -49,7 +51,8 @@ describe('DistributedBarrier', () => {
     await waiter.close();
     await expect(closed).rejects.toBeInstanceOf(ClosedError);
     await expect(waiter.waitOnBarrier()).rejects.toBeInstanceOf(ClosedError);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left after close');
+    await roundTrip([b!]);
+    expect(totalWatches(server)).toBe(0); // none left after close
     expect(server.node('/db/typed')).toBeDefined(); // close leaves the barrier as it is
   });
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { AbortError, ClosedError, CreateMode, TimeoutError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { DoubleBarrier, MemberLostError } from '../src/index.js';
-import { Clients, childrenOf, eventually, settlesWithin, sleep, startServer, totalWatches } from './harness.js';
+import { Clients, childrenOf, roundTrip, settlesWithin, sleep, startServer, totalWatches, whenTree } from './harness.js';
 
 describe('DoubleBarrier', () => {
   let server: EmbeddedServer;
@@ -44,7 +44,8 @@ describe('DoubleBarrier', () => {
     expect(await settlesWithin(leaving, 300)).toBe(false);
     await Promise.all([leaving, c!.leave()]);
     expect(childrenOf(server, '/dbl/basic')).toEqual([]);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
+    await roundTrip(clients.all);
+    expect(totalWatches(server)).toBe(0);
   });
 
   it('memberQty is a threshold: a late member enters at once; the barrier can be used again', async () => {
@@ -83,7 +84,8 @@ describe('DoubleBarrier', () => {
       expect({ passedEnterEarly, passedLeaveEarly }).toEqual({ passedEnterEarly: false, passedLeaveEarly: false });
     }
     expect(childrenOf(server, '/dbl/race')).toEqual([]);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
+    await roundTrip(clients.all);
+    expect(totalWatches(server)).toBe(0);
   });
 
   it('a member whose session ends inside makes the others fail leave with MemberLostError naming it; its own leave too', async () => {
@@ -107,15 +109,17 @@ describe('DoubleBarrier', () => {
     expect(own).toBeInstanceOf(MemberLostError);
     expect((own as MemberLostError).self).toBe(true);
     expect(childrenOf(server, '/dbl/lost')).toEqual([]);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
+    await roundTrip(clients.all);
+    expect(totalWatches(server)).toBe(0);
   });
 
   it('a foreign (Curator) member is counted, and never reported lost when its node goes', async () => {
     const cs = await clients.openMany(3);
+    const observer = await clients.open();
     const [a, b] = barriers(cs.slice(0, 2), '/dbl/foreign', 3);
     const foreign = cs[2]!;
     const entered = Promise.all([a!.enter(), b!.enter()]);
-    await sleep(50);
+    await whenTree(observer, '/dbl/foreign', () => childrenOf(server, '/dbl/foreign').length === 2); // both members in
     // What Curator writes: an ephemeral UUID node with its default data (the local address).
     await foreign.create(`/dbl/foreign/${randomUUID()}`, Buffer.from('127.0.1.1'), { mode: CreateMode.EPHEMERAL });
     await foreign.getChildren('/dbl/foreign');
@@ -128,23 +132,27 @@ describe('DoubleBarrier', () => {
 
   it('a failed enter rejects with TimeoutError, AbortError or ClosedError and withdraws its node', async () => {
     const cs = await clients.openMany(2);
+    const observer = await clients.open();
+    const members = (n: number): Promise<void> => whenTree(observer, '/dbl/fail', () => childrenOf(server, '/dbl/fail').length === n);
     const [a, b] = barriers(cs, '/dbl/fail', 3);
     await expect(a!.enter({ timeoutMs: 100 })).rejects.toBeInstanceOf(TimeoutError);
     expect(childrenOf(server, '/dbl/fail')).toEqual([]);
     const ac = new AbortController();
     const aborted = a!.enter({ signal: ac.signal });
-    await sleep(50);
+    await members(1); // a waits inside enter
     ac.abort();
     await expect(aborted).rejects.toBeInstanceOf(AbortError);
+    expect(childrenOf(server, '/dbl/fail')).toEqual([]);
     const closing = b!.enter();
-    await sleep(50);
+    await members(1);
     expect(childrenOf(server, '/dbl/fail')).toEqual([b!.memberName]);
     await b!.close();
     await expect(closing).rejects.toBeInstanceOf(ClosedError);
     await expect(b!.enter()).rejects.toBeInstanceOf(ClosedError);
     expect(childrenOf(server, '/dbl/fail')).toEqual([]);
     await a!.close();
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
+    await roundTrip(clients.all);
+    expect(totalWatches(server)).toBe(0);
   });
 
   it('a timed-out leave rejects with TimeoutError and withdraws: the others are not held up', async () => {
@@ -166,7 +174,8 @@ describe('DoubleBarrier', () => {
     await a!.close();
     await b!.close();
     expect(childrenOf(server, '/dbl/close').filter((n) => n !== 'ready')).toEqual([]);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
+    await roundTrip(clients.all);
+    expect(totalWatches(server)).toBe(0);
     await expect(a!.leave()).rejects.toThrow(/before enter/);
   });
 

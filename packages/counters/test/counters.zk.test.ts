@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expireSession, realZooKeeper, ZooKeeperSuite } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { AtomicLong, SharedCount } from '../src/index.js';
-import { eventually } from './harness.js';
+import { whenCount } from './harness.js';
 
 const zk = realZooKeeper();
 
@@ -28,7 +28,7 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
         }
       }),
     );
-    await eventually(() => counts.every((c) => c.count === 90));
+    await Promise.all(counts.map((c) => whenCount(c, 90)));
     expect(seen.at(-1)).toBe(90);
     expect([...seen].sort((a, b) => a - b)).toEqual(seen); // in version order
     await Promise.all(counts.map((c) => c.close()));
@@ -42,12 +42,12 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
     await count.start();
     proxy.reset();
     await b.setData('/zk/survive', Buffer.from([0, 0, 0, 1]));
-    await eventually(() => count.count === 1, 10_000);
+    await whenCount(count, 1, 10_000);
     await expireSession(a);
     await b.setData('/zk/survive', Buffer.from([0, 0, 0, 2]));
-    await eventually(() => count.count === 2, 15_000);
+    await whenCount(count, 2, 15_000);
     await b.setData('/zk/survive', Buffer.from([0, 0, 0, 3]));
-    await eventually(() => count.count === 3, 10_000);
+    await whenCount(count, 3, 10_000);
   });
 
   it('AtomicLong: 4 contenders x 50 increments end at exactly the number that succeeded', async () => {

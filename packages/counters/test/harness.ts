@@ -1,5 +1,6 @@
 /** Test harness: an embedded server, clients closed after each test, and a transport that loses replies on cue. */
 import { OpCode, type Connection, type ConnectionHandlers, type ConnectParams, type Transport } from '@tenure/protocol';
+import type { Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 
 export { startTestServer as startServer, TestClients as Clients, eventually, sleep } from '@tenure/testing';
@@ -49,4 +50,69 @@ export function faultyTransport(server: EmbeddedServer): Transport & { arm(fault
       armed = fault;
     },
   };
+}
+
+/** Anything with on/off (eventemitter3 or Node's EventEmitter). */
+export interface Emitter {
+  on(event: string, fn: (...args: never[]) => void): unknown;
+  off(event: string, fn: (...args: never[]) => void): unknown;
+}
+
+/**
+ * The next `event` of `emitter` whose first argument satisfies `predicate` (any, when omitted):
+ * resolves with that argument. No polling; `timeoutMs` (real time) only bounds a test that would hang.
+ */
+export function nextEvent<T = unknown>(
+  emitter: Emitter,
+  event: string,
+  predicate: (value: T) => boolean = () => true,
+  options: { timeoutMs?: number } = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  return new Promise<T>((resolve, reject) => {
+    const listener = (value: T): void => {
+      if (!predicate(value)) return;
+      done();
+      resolve(value);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no '${event}' event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const done = (): void => {
+      clearTimeout(timer);
+      emitter.off(event, listener as (...args: never[]) => void);
+    };
+    emitter.on(event, listener as (...args: never[]) => void);
+  });
+}
+
+/**
+ * Resolves once `predicate()` holds: checked now, then at each change under `path` that
+ * `observer` hears through a persistent recursive watch (removed before this resolves). No
+ * polling: the server's own notifications drive it. Use a client the test does not inspect.
+ */
+export async function whenTree(observer: Client, path: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
+  if (predicate()) return;
+  let hit!: () => void;
+  const changed = new Promise<void>((resolve) => (hit = resolve));
+  const watch = await observer.addWatch(path, { recursive: true, listener: () => predicate() && hit() });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    if (predicate()) return;
+    await Promise.race([
+      changed,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`whenTree ${path}: not within ${timeoutMs} ms`)), timeoutMs)),
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    await watch.close();
+  }
+}
+
+/** Resolves once the handle's cached count is `n`: at once, or at the change event that makes it so. */
+export async function whenCount(count: { readonly count: number } & Emitter, n: number, timeoutMs = 10_000): Promise<void> {
+  if (count.count !== n) await nextEvent<{ value: number }>(count, 'change', (v) => v.value === n, { timeoutMs });
 }

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { CorruptedValueError, OutcomeUnknownError, SharedCount, SharedValue, type VersionedValue } from '../src/index.js';
-import { Clients, eventually, faultyTransport, startServer, totalWatches } from './harness.js';
+import { Clients, faultyTransport, nextEvent, startServer, totalWatches, whenCount, whenTree } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -28,6 +28,7 @@ describe('SharedCount', () => {
   it("start() creates the node with the seed as Curator's 4-byte big-endian int, parents as containers", async () => {
     setup();
     const c = await clients.open();
+    const observer = await clients.open();
     const count = await started(new SharedCount(c, '/app/counts/a', -2));
     expect(server.node('/app/counts/a')!.data).toEqual(Buffer.from([0xff, 0xff, 0xff, 0xfe]));
     expect(server.node('/app/counts/a')!.stat.ephemeralOwner).toBe(0n);
@@ -35,7 +36,8 @@ describe('SharedCount', () => {
     expect(count.getVersionedValue()).toEqual({ value: -2, version: 0 });
     await count.close();
     await c.delete('/app/counts/a');
-    await eventually(() => server.node('/app') === undefined); // the parents were containers
+    // The parents were containers: the reaper deletes them, which the observer hears.
+    await whenTree(observer, '/app', () => server.node('/app') === undefined);
   });
 
   it('start() keeps an existing value and resolves after the first read; extra bytes are ignored', async () => {
@@ -82,10 +84,10 @@ describe('SharedCount', () => {
     const seen: VersionedValue<number>[] = [];
     cb.on('change', (v) => seen.push(v));
     await ca.setCount(3);
-    await eventually(() => cb.count === 3);
+    await whenCount(cb, 3);
     await cb.trySetCount(4, cb.getVersionedValue());
     await a.setData('/n', Buffer.from([0, 0, 0, 10]));
-    await eventually(() => cb.count === 10);
+    await whenCount(cb, 10);
     expect(seen).toEqual([
       { value: 3, version: 1 },
       { value: 4, version: 2 },
@@ -117,9 +119,11 @@ describe('SharedCount', () => {
     const count = await started(new SharedCount(c, '/n', 0));
     await count.setCount(1);
     await count.setCount(2);
+    const recreated = nextEvent(count, 'change', (v: { value: number }) => v.value === 42);
     await c.delete('/n');
     await c.create('/n', Buffer.from([0, 0, 0, 42]));
-    await eventually(() => count.count === 42);
+    await recreated;
+    expect(count.count).toBe(42);
     expect(count.getVersionedValue().version).toBe(0);
     expect(await count.trySetCount(43, count.getVersionedValue())).toBe(true);
   });
@@ -161,7 +165,8 @@ describe('SharedCount', () => {
     await count.setCount(1);
     expect(totalWatches(server)).toBe(1);
     await count.close();
-    await eventually(() => totalWatches(server) === 0);
+    await c.sync('/'); // after the watch removal the close sent
+    expect(totalWatches(server)).toBe(0);
     expect(server.node('/n')).toBeDefined();
     await expect(count.setCount(2)).rejects.toThrow(/needs start/);
   });

@@ -12,7 +12,7 @@ import {
 } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderLatch, LeadershipLostError, type LeadershipEnd } from '../src/index.js';
-import { Clients, eventually, sleep, startServer, totalWatches } from './harness.js';
+import { aborted, Clients, eventually, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -66,7 +66,9 @@ describe('layout and order', () => {
     const cs = await clients.openMany(4);
     const ls = cs.map((c, i) => latch(c, `p${i}`));
     await startInOrder(...ls);
-    await eventually(() => ls.every((l, i) => server.watchesOf(cs[i]!.sessionId).data.length === 1), 3000, 'one watch each');
+    // The leader sets its watch as it claims: a round trip on each client comes after it.
+    await Promise.all(cs.map((c) => c.sync('/')));
+    expect(ls.every((l, i) => server.watchesOf(cs[i]!.sessionId).data.length === 1)).toBe(true);
     for (let i = 0; i < ls.length; i++) {
       const watched = server.watchesOf(cs[i]!.sessionId).data;
       expect(watched).toEqual([i === 0 ? ls[0]!.ourPath : ls[i - 1]!.ourPath]);
@@ -140,14 +142,18 @@ describe('failover and close', () => {
 
   test('close leaves nothing behind: no node, no watch, no pending delete; the container goes', async () => {
     const cs = await clients.openMany(3);
+    const observer = await clients.open();
     const ls = cs.map((c, i) => latch(c, `p${i}`, '/apps/x/election'));
     await startInOrder(...ls);
     expect(totalWatches(server)).toBeGreaterThan(0);
     await Promise.all(ls.map((l) => l.close()));
     expect(children('/apps/x/election')).toEqual([]);
     for (const c of cs) expect(c.pendingDeletes).toEqual([]);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches left');
-    await eventually(() => server.node('/apps/x/election') === undefined, 3000, 'the container parent reaped');
+    // Watch removals a close sends without waiting: a round trip on each client comes after them.
+    await Promise.all(cs.map((c) => c.sync('/')));
+    expect(totalWatches(server)).toBe(0);
+    // The reaper deletes the container parent, which the observer hears.
+    await whenTree(observer, '/apps/x', () => server.node('/apps/x/election') === undefined);
     for (const c of cs) expect(await c.getEphemerals()).toEqual([]);
   });
 
@@ -156,15 +162,18 @@ describe('failover and close', () => {
     const la = latch(a!, 'a');
     const lb = latch(b!, 'b');
     await startInOrder(la, lb);
+    const observer = await clients.open();
     const path = lb.ourPath!;
     const restarting = server.restart(800);
-    await eventually(() => b!.state === ConnectionState.SUSPENDED, 3000, 'b suspended');
+    await b!.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 3000 });
     const started = performance.now();
     await lb.close();
     expect(performance.now() - started).toBeLessThan(500);
     await restarting;
-    await eventually(() => server.node(path) === undefined, 5000, "b's node deleted");
-    await eventually(() => b!.pendingDeletes.length === 0, 3000, 'no pending delete');
+    await whenTree(observer, '/election', () => server.node(path) === undefined);
+    // The delete's reply reaches b before the reply to a later round trip.
+    await b!.sync('/');
+    expect(b!.pendingDeletes).toEqual([]);
     expect((await la.await({ timeoutMs: 5000 })).path).toBe(la.ourPath);
   });
 
@@ -206,7 +215,9 @@ describe('failover and close', () => {
     clients.all.push(c);
     const l = latch(c, 'late');
     const starting = l.start();
-    await sleep(20);
+    // A round trip of another client: the latch has done nothing without its client.
+    await (await clients.open()).sync('/');
+    expect(children()).toEqual([]);
     await c.start();
     await starting;
     expect(l.hasLeadership()).toBe(true);
@@ -226,7 +237,7 @@ describe('connection states', () => {
     let bLed = false;
     lb.on('isLeader', () => (bLed = true));
     server.dropConnection(a!.sessionId);
-    await eventually(() => first.signal.aborted, 3000, 'the term to end');
+    await aborted(first.signal);
     expect((first.signal.reason as LeadershipLostError).end).toBe('suspended');
     const second = await la.await({ timeoutMs: 5000 });
     expect(ends).toEqual(['suspended']);
@@ -244,8 +255,9 @@ describe('connection states', () => {
     const states: string[] = [];
     a!.on('stateChanged', (s) => states.push(s));
     server.dropConnection(a!.sessionId);
-    await eventually(() => states.includes(ConnectionState.RECONNECTED), 3000, 'reconnected');
-    await sleep(50);
+    await a!.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
+    expect(states).toContain(ConnectionState.RECONNECTED);
+    await a!.sync('/'); // the check the reconnect set off has run its reads
     expect(term.signal.aborted).toBe(false);
     expect(l.leadership).toBe(term);
   });
@@ -258,15 +270,13 @@ describe('connection states', () => {
     const first = la.leadership!;
     const oldPath = la.ourPath;
     const next = lb.await({ timeoutMs: 5000 });
+    const rejoined = nextEvent<string>(la, 'joined', (path) => path !== oldPath);
     server.expireSession(a!.sessionId);
     const second = await next;
     expect(first.signal.aborted).toBe(true);
     expect(second.fencingToken).toBeGreaterThan(first.fencingToken);
-    await eventually(
-      () => la.ourPath !== null && la.ourPath !== oldPath && server.node(la.ourPath) !== undefined,
-      5000,
-      'the old leader rejoined',
-    );
+    expect(await rejoined).toBe(la.ourPath);
+    expect(server.node(la.ourPath!)).toBeDefined();
     expect((await lb.getParticipants()).map((p) => p.id)).toEqual(['b', 'a']);
     expect(la.hasLeadership()).toBe(false);
   });
@@ -293,10 +303,12 @@ describe('nodes deleted by others', () => {
     await startInOrder(la, lb);
     const first = la.leadership!;
     const next = lb.await({ timeoutMs: 5000 });
+    const rejoined = nextEvent(la, 'joined');
     await admin!.delete(la.ourPath!);
     await next;
     expect((first.signal.reason as LeadershipLostError).end).toBe('deleted');
-    await eventually(async () => (await lb.getParticipants()).map((p) => p.id).join() === 'b,a', 3000, 'a rejoined');
+    await rejoined;
+    expect((await lb.getParticipants()).map((p) => p.id)).toEqual(['b', 'a']);
   });
 
   test("a follower's node deleted: as in Curator it notices when its predecessor goes, then rejoins at the back; it never leads on a missing node", async () => {
@@ -312,9 +324,12 @@ describe('nodes deleted by others', () => {
     await eventually(() => server.watchesOf(cs[2]!.sessionId).data.join() === ls[0]!.ourPath, 3000, 'p2 watches p0');
     expect(ls[1]!.ourPath).toBe(p1Node);
     const next = ls[2]!.await({ timeoutMs: 5000 });
+    const rejoined = nextEvent(ls[1]!, 'joined');
     await ls[0]!.close();
     await next;
-    await eventually(() => ls[1]!.ourPath !== p1Node && server.node(ls[1]!.ourPath!) !== undefined, 3000, 'p1 rejoined');
+    await rejoined;
+    expect(ls[1]!.ourPath).not.toBe(p1Node);
+    expect(server.node(ls[1]!.ourPath!)).toBeDefined();
     expect((await admin.getChildren('/election')).children).toHaveLength(2);
     expect((await ls[2]!.getParticipants()).map((p) => p.id)).toEqual(['p2', 'p1']);
     expect(p1Led).toBe(false);
@@ -326,14 +341,14 @@ describe('nodes deleted by others', () => {
     const ls = cs.map((c, i) => latch(c, `p${i}`));
     await startInOrder(...ls);
     const token = ls[0]!.leadership!.fencingToken;
+    const rejoined = Promise.all(ls.map((l) => nextEvent(l, 'joined')));
+    const newLeader = Promise.any(ls.map((l) => nextEvent(l, 'isLeader')));
     const tx = admin.transaction();
     for (const l of ls) tx.delete(l.ourPath!);
     await tx.delete('/election').commit();
-    await eventually(
-      () => ls.filter((l) => l.hasLeadership()).length === 1 && (server.node('/election')?.children.length ?? 0) === 3,
-      5000,
-      'a new election',
-    );
+    await Promise.all([rejoined, newLeader]);
+    expect(ls.filter((l) => l.hasLeadership())).toHaveLength(1);
+    expect(server.node('/election')?.children).toHaveLength(3);
     const leader = ls.find((l) => l.hasLeadership())!;
     expect(leader.leadership!.fencingToken).toBeGreaterThan(token);
   });
@@ -358,9 +373,12 @@ describe('listeners', () => {
       throw new Error('boom');
     });
     lb.on('error', (e) => errors.push(e));
+    // The throwing listener runs as b leads; its exception comes back as the error event.
+    const reported = nextEvent(lb, 'error');
     await startInOrder(la, lb);
     await la.close();
-    await eventually(() => lb.hasLeadership(), 3000, 'b leads');
+    await reported;
+    expect(lb.hasLeadership()).toBe(true);
     expect(errors.map((e) => e.message)).toEqual(['boom']);
   });
 

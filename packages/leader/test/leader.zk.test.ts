@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createClient, RetryPolicies, type Client, type ErrorPolicy } from '@tenure/client';
 import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
 import { LeaderLatch, LeaderSelector } from '../src/index.js';
-import { eventually, sleep } from './harness.js';
+import { nextEvent, sleep } from './harness.js';
 import { LeadershipRecorder } from './recorder.js';
 
 const zk = realZooKeeper();
@@ -64,16 +64,29 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
     return recorder;
   }
 
-  const settled = (timeoutMs = 15_000): Promise<Member> =>
-    eventually(
-      async () => {
-        const leaders = members.filter((m) => m.latch.hasLeadership());
-        if (leaders.length !== 1) return undefined;
-        return (await leaders[0]!.latch.getLeader())?.path === leaders[0]!.latch.ourPath ? leaders[0] : undefined;
-      },
-      timeoutMs,
-      'one settled leader',
+  /** The next isLeader, notLeader or joined of any member: what can change who leads. */
+  const nextChange = (timeoutMs: number): Promise<unknown> =>
+    Promise.any(
+      members.flatMap((m) => (['isLeader', 'notLeader', 'joined'] as const).map((e) => nextEvent(m.latch, e, undefined, { timeoutMs }))),
     );
+
+  /** Exactly one member leads and owns the first node: checked now and after each leadership event. */
+  const settled = async (timeoutMs = 15_000): Promise<Member> => {
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      const change = nextChange(Math.max(1, until - performance.now()));
+      change.catch(() => {});
+      const leaders = members.filter((m) => m.latch.hasLeadership());
+      if (leaders.length === 1 && (await leaders[0]!.latch.getLeader())?.path === leaders[0]!.latch.ourPath) return leaders[0]!;
+      await change.catch(() => {
+        throw new Error(`no settled leader within ${timeoutMs} ms`);
+      });
+    }
+  };
+
+  /** The next isLeader of a member other than `not`. */
+  const nextLeader = (not: Member, timeoutMs = 15_000): Promise<Member> =>
+    Promise.any(members.filter((m) => m !== not).map((m) => nextEvent(m.latch, 'isLeader', undefined, { timeoutMs }).then(() => m)));
 
   test('the leader closes, three times in a row; each successor has a larger token', async () => {
     const recorder = await election('/amo/close', 4);
@@ -97,8 +110,9 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
     for (let round = 0; round < 3; round++) {
       const leader = await settled();
       const token = leader.latch.leadership!.fencingToken;
+      const handover = nextLeader(leader);
       await expireSession(leader.client, server);
-      const next = await eventually(() => members.find((m) => m !== leader && m.latch.hasLeadership()), 15_000, 'a new leader');
+      const next = await handover;
       expect(next.latch.leadership!.fencingToken).toBeGreaterThan(token);
     }
     await settled();
@@ -110,8 +124,9 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
       const recorder = await election(`/amo/partition-${errorPolicy}`, 3, errorPolicy);
       const leader = await settled();
       const term = leader.latch.leadership!;
+      const handover = nextLeader(leader);
       leader.proxy.blackhole();
-      const next = await eventually(() => members.find((m) => m !== leader && m.latch.hasLeadership()), 15_000, 'a new leader');
+      const next = await handover;
       recorder.assertSafe();
       const [old, successor] = recorder.terms.slice(-2);
       expect(old!.who).toBe(leader.name);
@@ -119,8 +134,10 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
       expect(old!.to!).toBeLessThan(successor!.from);
       expect(next.latch.leadership!.fencingToken).toBeGreaterThan(term.fencingToken);
       // Healed, the old leader finds its session gone and rejoins at the back.
+      const rejoined = nextEvent(leader.latch, 'joined', undefined, { timeoutMs: 15_000 });
       leader.proxy.heal();
-      await eventually(async () => (await next.latch.getParticipants()).length === 3, 15_000, 'the old leader rejoined');
+      await rejoined;
+      expect(await next.latch.getParticipants()).toHaveLength(3);
       expect((await next.latch.getLeader())!.id).toBe(next.name);
       recorder.assertSafe();
     });
@@ -130,7 +147,7 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
     const recorder = await election('/amo/flapping', 4);
     const first = await settled();
     const paths = members.map((m) => m.latch.ourPath);
-    const until = performance.now() + 3000;
+    const until = performance.now() + 2000;
     let resets = 0;
     while (performance.now() < until) {
       for (const m of members) {
@@ -139,7 +156,7 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
           resets++;
         }
       }
-      await sleep(100 + Math.random() * 150);
+      await sleep(60 + Math.random() * 100);
     }
     expect(resets).toBeGreaterThan(10);
     const leader = await settled();
@@ -154,6 +171,10 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
     const selectors: LeaderSelector[] = [];
     const clients: Array<{ client: Client; proxy: FaultProxy }> = [];
     let terms = 0;
+    /** Resolves once `n` terms have begun (counted as each takeLeadership starts). */
+    const waiting: Array<{ n: number; resolve: () => void }> = [];
+    const termsReach = (n: number): Promise<void> =>
+      terms >= n ? Promise.resolve() : new Promise((resolve) => waiting.push({ n, resolve }));
     for (let i = 0; i < 3; i++) {
       const c = await open();
       clients.push(c);
@@ -162,8 +183,12 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
         autoRequeue: true,
         takeLeadership: async (signal) => {
           terms++;
+          for (const w of waiting.filter((x) => terms >= x.n)) {
+            waiting.splice(waiting.indexOf(w), 1);
+            w.resolve();
+          }
           await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, 300);
+            const t = setTimeout(resolve, 100);
             signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
           });
         },
@@ -172,14 +197,12 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
       selectors.push(s);
       await s.start();
     }
-    await eventually(() => terms >= 3, 15_000, 'three terms');
+    await termsReach(3);
     const leaderIndex = (): number => selectors.findIndex((s) => s.hasLeadership());
     await expireSession(clients[Math.max(0, leaderIndex())]!.client, server);
-    const before = terms;
-    await eventually(() => terms >= before + 2, 15_000, 'terms after the expiry');
+    await termsReach(terms + 2);
     clients[Math.max(0, leaderIndex())]!.proxy.blackhole();
-    const after = terms;
-    await eventually(() => terms >= after + 3, 20_000, 'terms after the blackhole');
+    await termsReach(terms + 3);
     for (const c of clients) c.proxy.heal();
     await Promise.all(selectors.map((s) => s.close()));
     recorder.assertSafe();

@@ -41,10 +41,15 @@ export class LeadershipRecorder {
   readonly events: RecordedEvent[] = [];
   readonly terms: RecordedTerm[] = [];
   readonly violations: string[] = [];
-  private readonly t0 = performance.now();
+  private readonly t0: number;
   private readonly leading = new Map<string, RecordedTerm>();
   private maxToken: bigint | null = null;
   private maxTokenPath: string | null = null;
+
+  /** `clock`: where timestamps come from (a ManualClock's now() for tests on manual time). */
+  constructor(private readonly clock: () => number = () => performance.now()) {
+    this.t0 = clock();
+  }
 
   /** Records `source` under the name `who` (one name per participant object). */
   attach(who: string, source: LeadershipSource): void {
@@ -58,7 +63,7 @@ export class LeadershipRecorder {
   }
 
   get now(): number {
-    return performance.now() - this.t0;
+    return this.clock() - this.t0;
   }
 
   /** Throws with the violations and the tail of the timeline, if any. */

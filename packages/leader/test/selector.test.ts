@@ -3,16 +3,19 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ConnectionState, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderSelector, LeadershipLostError, type Leadership, type TakeLeadership } from '../src/index.js';
-import { Clients, eventually, sleep, startServer, totalWatches } from './harness.js';
+import { aborted, Clients, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
 import { LeadershipRecorder } from './recorder.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
+/** A client of its own that hears the election's changes (whenTree), for waits on the nodes. */
+let observer: Client;
 const selectors: LeaderSelector[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   server = startServer();
   clients = new Clients(() => server.transport());
+  observer = await clients.open();
 });
 
 afterEach(async () => {
@@ -50,16 +53,28 @@ function holder(): { take: TakeLeadership; release: () => void; running: () => b
 
 const children = (path = '/jobs'): string[] => [...(server.node(path)?.children ?? [])].sort();
 
+/** Waits until the election holds `n` nodes (as the server's notifications report it). */
+const queued = (n: number, path = '/jobs'): Promise<void> => whenTree(observer, path, () => children(path).length === n);
+
+/** A promise and the function that resolves it. */
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 describe('layout and terms', () => {
   test("Curator's InterProcessMutex layout, the id as data; getParticipants / getLeader", async () => {
     const [a, b] = await clients.openMany(2);
     const ha = holder();
     const sa = selector(a!, 'alpha', ha.take);
     const sb = selector(b!, 'beta', holder().take);
+    const alphaLeads = nextEvent(sa, 'isLeader');
     await sa.start();
-    await eventually(() => sa.hasLeadership(), 3000, 'alpha leads');
+    await alphaLeads;
+    expect(sa.hasLeadership()).toBe(true);
     await sb.start();
-    await eventually(() => children().length === 2, 3000, 'beta queued');
+    await queued(2);
     for (const n of children()) expect(n).toMatch(/^_c_[0-9a-f-]{36}-lock-\d{10}$/);
     const ps = await sb.getParticipants();
     expect(ps.map((p) => [p.id, p.isLeader])).toEqual([
@@ -78,19 +93,23 @@ describe('layout and terms', () => {
     const s = selector(a!, 'a', async () => {
       runs++;
       events.push(`run:${String(s.hasLeadership())}`);
-      await sleep(20);
+      await a!.sync('/'); // some work with the server
     });
     s.on('isLeader', () => events.push('isLeader'));
     s.on('notLeader', (end) => events.push(`notLeader:${end}`));
+    const oneTerm = nextEvent(s, 'notLeader');
     await s.start();
-    await eventually(() => runs === 1 && !s.hasLeadership(), 3000, 'one term');
-    await sleep(50);
+    await oneTerm;
+    expect(s.hasLeadership()).toBe(false);
+    await queued(0); // the lease released
+    // requeue() succeeds only once the loop has returned: no term of its own came after the first.
     expect(runs).toBe(1);
     expect(events).toEqual(['isLeader', 'run:true', 'notLeader:released']);
-    await eventually(() => children().length === 0, 2000, 'the lease released');
+    const secondTerm = nextEvent(s, 'isLeader');
     expect(s.requeue()).toBe(true);
     expect(s.requeue()).toBe(false);
-    await eventually(() => runs === 2, 3000, 'a second term');
+    await secondTerm;
+    expect(runs).toBe(2);
   });
 
   test('autoRequeue: three selectors take turns, one at a time, with rising tokens', async () => {
@@ -99,6 +118,7 @@ describe('layout and terms', () => {
     let active = 0;
     let maxActive = 0;
     let terms = 0;
+    const thirty = deferred();
     const ss = cs.map((c, i) =>
       selector(
         c,
@@ -106,8 +126,8 @@ describe('layout and terms', () => {
         async () => {
           active++;
           maxActive = Math.max(maxActive, active);
-          terms++;
-          await sleep(5);
+          if (++terms === 30) thirty.resolve();
+          await c.exists('/jobs'); // some work with the server, during which nobody else may lead
           active--;
         },
         true,
@@ -115,7 +135,7 @@ describe('layout and terms', () => {
     );
     ss.forEach((s, i) => recorder.attach(`s${i}`, s));
     await Promise.all(ss.map((s) => s.start()));
-    await eventually(() => terms >= 30, 10_000, '30 terms');
+    await thirty.promise;
     await Promise.all(ss.map((s) => s.close()));
     recorder.assertSafe();
     expect(maxActive).toBe(1);
@@ -141,8 +161,9 @@ describe('errors and interruption', () => {
       true,
     );
     s.on('error', (e) => errors.push(e.message));
+    const third = nextEvent<Error>(s, 'error', (e) => e.message === 'failure 3');
     await s.start();
-    await eventually(() => runs >= 3, 3000, 'three runs');
+    await third;
     await s.close();
     expect(errors.slice(0, 3)).toEqual(['failure 1', 'failure 2', 'failure 3']);
     expect(errors.length).toBe(runs);
@@ -155,8 +176,9 @@ describe('errors and interruption', () => {
       throw new TypeError('sync');
     });
     s.on('error', (e) => errors.push(e));
+    const reported = nextEvent(s, 'error');
     await s.start();
-    await eventually(() => errors.length === 1, 3000, 'the error');
+    await reported;
     expect(errors[0]).toBeInstanceOf(TypeError);
   });
 
@@ -166,14 +188,18 @@ describe('errors and interruption', () => {
     const hb = holder();
     const sa = selector(a!, 'a', ha.take);
     const sb = selector(b!, 'b', hb.take);
+    const aLeads = nextEvent(sa, 'isLeader');
     await sa.start();
-    await eventually(() => ha.running(), 3000, 'a leads');
+    await aLeads;
+    expect(ha.running()).toBe(true);
     await sb.start();
-    await eventually(() => children().length === 2, 3000, 'b queued');
+    await queued(2);
     const term = sa.leadership!;
+    const bLeads = nextEvent(sb, 'isLeader');
     sa.interruptLeadership();
     expect((term.signal.reason as LeadershipLostError).end).toBe('interrupted');
-    await eventually(() => hb.running(), 3000, 'b leads');
+    await bLeads;
+    expect(hb.running()).toBe(true);
     expect(hb.terms[0]!.fencingToken).toBeGreaterThan(term.fencingToken);
     expect(sa.hasLeadership()).toBe(false);
   });
@@ -199,23 +225,34 @@ describe('faults', () => {
     const hb = holder();
     const sb = selector(b!, 'b', hb.take);
     sa.on('notLeader', (end) => events.push(`a notLeader:${end}`));
+    const aLeads = nextEvent(sa, 'isLeader');
     await sa.start();
-    await eventually(() => aTerms === 1, 3000, 'a leads');
+    await aLeads;
+    expect(aTerms).toBe(1);
     await sb.start();
+    await queued(2);
     const term = sa.leadership!;
     server.dropConnection(a!.sessionId);
-    await eventually(() => term.signal.aborted, 3000, 'the signal aborts');
+    await aborted(term.signal);
     expect((term.signal.reason as LeadershipLostError).end).toBe('suspended');
-    await sleep(300);
+    // Reconnected on the same session, and a round trip later: still no second term, and b waits.
+    await a!.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await Promise.all([a!.sync('/jobs'), b!.sync('/jobs')]);
     expect(aTerms).toBe(1);
     expect(sa.hasLeadership()).toBe(true); // takeLeadership still runs
+    expect(hb.running()).toBe(false);
+    const aNotLeader = nextEvent(sa, 'notLeader');
+    const bLeads = nextEvent(sb, 'isLeader');
     stop!();
-    await eventually(() => events.length === 2, 3000, 'a returned');
+    await aNotLeader;
     expect(events).toEqual(['a returned (aborted: true)', 'a notLeader:suspended']);
-    await eventually(() => hb.running(), 3000, 'b leads');
-    await eventually(() => children().length === 2, 3000, 'a requeued behind b');
+    await bLeads;
+    expect(hb.running()).toBe(true);
+    await queued(2); // a requeued behind b
+    const aAgain = nextEvent(sa, 'isLeader');
     hb.release();
-    await eventually(() => aTerms === 2, 3000, 'a leads again');
+    await aAgain;
+    expect(aTerms).toBe(2);
     stop!(); // this takeLeadership ignores its signal: close() would wait for it
   });
 
@@ -224,14 +261,15 @@ describe('faults', () => {
     const recorder = new LeadershipRecorder();
     let returnedAt: number | null = null;
     let aTerms = 0;
+    const letGo = deferred();
     const sa = selector(
       a!,
       'a',
       async (signal) => {
         aTerms++;
         if (aTerms > 1) return; // a requeued term: hand over at once
-        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-        await sleep(1000); // ignores the abort for a while
+        await aborted(signal);
+        await letGo.promise; // ignores the abort until the test lets it go
         returnedAt = recorder.now;
       },
       true,
@@ -243,25 +281,32 @@ describe('faults', () => {
     recorder.attach('a', sa);
     recorder.attach('b', sb);
     recorder.attach('c', sc);
+    const aLeads = nextEvent(sa, 'isLeader');
     await sa.start();
-    await eventually(() => aTerms === 1, 3000, 'a leads');
+    await aLeads;
+    expect(aTerms).toBe(1);
     const term = sa.leadership!;
     await sb.start();
     await sc.start();
-    await eventually(() => children().length === 3, 3000, 'b and c queued');
+    await queued(3);
     const aNode = term.path;
     const session = a!.sessionId;
     server.dropConnection(session);
-    await eventually(() => term.signal.aborted, 3000, 'the signal aborts');
+    await aborted(term.signal);
     expect((term.signal.reason as LeadershipLostError).end).toBe('suspended');
-    await eventually(() => a!.state === ConnectionState.RECONNECTED, 5000, 'a reconnects');
+    await a!.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
     expect(a!.sessionId).toBe(session);
+    // A round trip on every client after the reconnect: whatever the reconnect set off has been heard.
+    await Promise.all([a!, b!, c!].map((cl) => cl.sync('/jobs')));
     // Still running takeLeadership: our node holds the election, nobody else leads.
     expect(returnedAt).toBeNull();
     expect(server.node(aNode)).toBeDefined();
     expect(hb.running() || hc.running()).toBe(false);
-    await eventually(() => returnedAt !== null, 5000, 'takeLeadership returns');
-    await eventually(() => hb.running() || hc.running(), 5000, 'the next selector leads');
+    const nextLeads = Promise.any([nextEvent(sb, 'isLeader'), nextEvent(sc, 'isLeader')]);
+    letGo.resolve();
+    await nextLeads;
+    expect(returnedAt).not.toBeNull();
+    expect(hb.running() || hc.running()).toBe(true);
     expect(server.node(aNode)).toBeUndefined();
     recorder.assertSafe();
     // Every term after a's first began only after its takeLeadership returned.
@@ -272,7 +317,7 @@ describe('faults', () => {
     expect(aNotLeader.end).toBe('suspended');
     expect(later[0]!.t).toBeGreaterThanOrEqual(aNotLeader.t);
     // a requeued behind the others.
-    await eventually(() => children().length === 3, 3000, 'a requeued');
+    await queued(3);
   });
 
   test('an expired session: the signal aborts, the next selector leads with a larger token', async () => {
@@ -284,12 +329,15 @@ describe('faults', () => {
     const sb = selector(b!, 'b', hb.take, true);
     recorder.attach('a', sa);
     recorder.attach('b', sb);
+    const aLeads = nextEvent(sa, 'isLeader');
     await sa.start();
-    await eventually(() => ha.running(), 3000, 'a leads');
+    await aLeads;
     await sb.start();
-    await eventually(() => children().length === 2, 3000, 'b queued');
+    await queued(2);
+    const bLeads = nextEvent(sb, 'isLeader');
     server.expireSession(a!.sessionId);
-    await eventually(() => hb.running(), 5000, 'b leads');
+    await bLeads;
+    expect(hb.running()).toBe(true);
     recorder.assertSafe();
     expect(hb.terms[0]!.fencingToken).toBeGreaterThan(ha.terms[0]!.fencingToken);
     expect(['suspended', 'lost']).toContain((ha.terms[0]!.signal.reason as LeadershipLostError).end);
@@ -301,18 +349,20 @@ describe('close', () => {
     const [a] = await clients.openMany(1);
     let returned = false;
     const s = selector(a!, 'a', async (signal) => {
-      await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
-      await sleep(50);
+      await aborted(signal);
+      await a!.sync('/'); // some clean-up with the server before returning
       returned = true;
     });
+    const leading = nextEvent(s, 'isLeader');
     await s.start();
-    await eventually(() => s.hasLeadership(), 3000, 'leading');
+    await leading;
     const term = s.leadership!;
     await s.close();
     expect(returned).toBe(true);
     expect((term.signal.reason as LeadershipLostError).end).toBe('closed');
     expect(children()).toEqual([]);
-    await eventually(() => totalWatches(server) === 0, 2000, 'no watches');
+    await a!.sync('/'); // after every request the close sent
+    expect(totalWatches(server)).toBe(0);
     expect(s.state).toBe('closed');
     expect(() => s.requeue()).toThrow();
   });
@@ -325,21 +375,24 @@ describe('close', () => {
     const sb = selector(b!, 'b', async () => {
       bRan = true;
     });
+    const aLeads = nextEvent(sa, 'isLeader');
     await sa.start();
-    await eventually(() => ha.running(), 3000, 'a leads');
+    await aLeads;
     await sb.start();
-    await eventually(() => children().length === 2, 3000, 'b queued');
+    await queued(2);
     await sb.close();
     expect(children()).toHaveLength(1);
     ha.release();
-    await sleep(50);
+    // a's node gone, then a round trip of b's: a watch b had left would have fired before its reply.
+    await queued(0);
+    await b!.sync('/jobs');
     expect(bRan).toBe(false);
   });
 
   test('start twice throws; await using closes', async () => {
     const [a] = await clients.openMany(1);
     {
-      await using s = new LeaderSelector(a!, '/jobs', { takeLeadership: () => sleep(10) });
+      await using s = new LeaderSelector(a!, '/jobs', { takeLeadership: () => a!.sync('/') });
       await s.start();
       await expect(s.start()).rejects.toThrow(/more than once/);
     }
