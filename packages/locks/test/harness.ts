@@ -201,3 +201,27 @@ export function subtree(server: EmbeddedServer, path: string): string[] {
 export function ephemeralsUnder(server: EmbeddedServer, path: string): string[] {
   return subtree(server, path).filter((p) => (server.node(p)?.stat.ephemeralOwner ?? 0n) !== 0n);
 }
+
+/**
+ * Two round trips in a row: whatever the server told `client` before has arrived, and whatever the
+ * client sent in answer to it (a waiter's re-listing) has been answered too.
+ */
+export async function settledOn(client: Client): Promise<void> {
+  await client.sync('/');
+  await client.sync('/');
+}
+
+/** A pending acquire whose settling can be read synchronously, for "still waiting" checks behind a barrier. */
+export function tracked<T>(promise: Promise<T>): { readonly promise: Promise<T>; readonly settled: boolean } {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  return {
+    promise,
+    get settled() {
+      return settled;
+    },
+  };
+}
