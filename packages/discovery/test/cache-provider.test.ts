@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionState } from '@tenure/client';
 import { InvalidInstanceError, type ServiceInstance } from '../src/index.js';
-import { DiscoveryHarness, eventually, sleep } from './harness.js';
+import { ManualClock, nextEvent } from '@tenure/testing';
+import { DiscoveryHarness, sleep, untilInstances } from './harness.js';
 
 let h: DiscoveryHarness;
 afterEach(async () => h?.close());
@@ -27,11 +28,11 @@ describe('ServiceCache', () => {
       for await (const set of cache) seen.push(ids(set));
     })();
     const b = await writer.registerService({ name: 'api', id: 'b', port: 2 });
-    await eventually(() => ids(cache.instances) === 'a,b', 3000, 'b seen');
+    await untilInstances(cache, (set) => ids(set) === 'a,b'); // b seen
     await writer.updateService({ ...b, port: 3 });
-    await eventually(() => cache.instances[1]?.port === 3, 3000, 'the update seen');
+    await untilInstances(cache, (set) => set[1]?.port === 3); // the update seen
     await writer.unregisterService(b);
-    await eventually(() => ids(cache.instances) === 'a', 3000, 'b gone');
+    await untilInstances(cache, (set) => ids(set) === 'a'); // b gone
     expect(changes).toEqual(['a', 'a,b', 'a,b', 'a']);
     await cache.close();
     await iterating;
@@ -47,7 +48,7 @@ describe('ServiceCache', () => {
     expect(cache.instances).toEqual([]);
     expect(h.server.node('/services/later')).toBeUndefined(); // the cache creates nothing
     await discovery.registerService({ name: 'later', id: 'x' });
-    await eventually(() => ids(cache.instances) === 'x', 3000, 'x seen');
+    await untilInstances(cache, (set) => ids(set) === 'x');
   });
 
   it('a child that is not an instance is reported and left out', async () => {
@@ -75,6 +76,7 @@ describe('ServiceCache', () => {
     expect(cache.synced).toBe(true);
     expect(Math.abs(cache.lastSyncedAt! - Date.now())).toBeLessThan(100);
     const suspended = client.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 5000 });
+    const reconnected = nextEvent(client, 'stateChanged', (s) => s === ConnectionState.RECONNECTED);
     const restarted = h.server.restart(1200); // the server refuses connections for 1.2 s
     await suspended;
     const lostAt = cache.lastSyncedAt!;
@@ -83,16 +85,17 @@ describe('ServiceCache', () => {
     expect(cache.lastSyncedAt).toBe(lostAt);
     expect(Date.now() - cache.lastSyncedAt!).toBeGreaterThanOrEqual(250);
     expect(ids(cache.instances)).toBe('a');
+    await reconnected; // the cache follows the client's states
     await restarted;
-    await eventually(() => cache.synced, 5000, 'synced again');
+    expect(cache.synced).toBe(true); // synced again
     expect(Math.abs(cache.lastSyncedAt! - Date.now())).toBeLessThan(100);
   });
 });
 
 describe('ServiceProvider', () => {
   /** Registers i1, i2, i3 (ports 1, 2, 3) through a registry of its own, returned. */
-  async function threeInstances() {
-    h = new DiscoveryHarness();
+  async function threeInstances(clock?: ManualClock) {
+    h = new DiscoveryHarness(clock);
     const { discovery } = await h.discovery();
     for (const id of ['i1', 'i2', 'i3']) await discovery.registerService({ name: 'api', id, port: Number(id.slice(1)) });
     return discovery;
@@ -121,14 +124,16 @@ describe('ServiceProvider', () => {
     const first = sticky.getInstance()!;
     expect(Array.from({ length: 5 }, () => sticky.getInstance()!.id)).toEqual(Array(5).fill(first.id));
     await writer.unregisterService(first);
-    await eventually(() => sticky.getAllInstances().length === 2, 3000, 'the sticky one gone');
+    await untilInstances(sticky.cache, (set) => set.length === 2); // the sticky one gone
+    expect(sticky.getAllInstances()).toHaveLength(2);
     const next = sticky.getInstance()!;
     expect(next.id).not.toBe(first.id);
     expect(sticky.getInstance()!.id).toBe(next.id);
   });
 
   it('downInstancePolicy: an instance reported errorThreshold times is skipped for timeoutMs', async () => {
-    await threeInstances();
+    const clock = new ManualClock(); // the provider's down list runs on its client's clock
+    await threeInstances(clock);
     const { discovery } = await h.discovery();
     const provider = discovery.serviceProvider('api', { downInstancePolicy: { timeoutMs: 600, errorThreshold: 2 } });
     await provider.start();
@@ -138,7 +143,13 @@ describe('ServiceProvider', () => {
     provider.noteError(i2);
     expect(ids(provider.getAllInstances())).toBe('i1,i3');
     expect(new Set(Array.from({ length: 6 }, () => provider.getInstance()!.id))).toEqual(new Set(['i1', 'i3']));
-    await eventually(() => ids(provider.getAllInstances()) === 'i1,i2,i3', 3000, 'i2 back after timeoutMs');
+    await clock.advance(599);
+    expect(ids(provider.getAllInstances())).toBe('i1,i3'); // skipped for timeoutMs
+    // Reports expire at timeoutMs and are purged at most every timeoutMs / 2: that read purged at 599, the next purge is at 899.
+    await clock.advance(299);
+    expect(ids(provider.getAllInstances())).toBe('i1,i3');
+    await clock.advance(1);
+    expect(ids(provider.getAllInstances())).toBe('i1,i2,i3');
   });
 
   it('filter narrows the candidates; disabled instances are skipped; none left gives null', async () => {
@@ -149,7 +160,7 @@ describe('ServiceProvider', () => {
     expect(ids(odd.getAllInstances())).toBe('i1,i3');
     const writer = (await h.discovery()).discovery;
     await writer.registerService({ name: 'api', id: 'i5', port: 5, enabled: false });
-    await eventually(() => odd.cache.instances.length === 4, 3000, 'i5 cached');
+    await untilInstances(odd.cache, (set) => set.length === 4); // i5 cached
     expect(ids(odd.getAllInstances())).toBe('i1,i3');
     const none = discovery.serviceProvider('api', { filter: () => false });
     await none.start();

@@ -3,8 +3,10 @@
  * same id, close, and a registering process killed with SIGKILL.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ZooKeeperSuite, eventually, expireSession, realZooKeeper } from '@tenure/testing';
+import { ZooKeeperSuite, expireSession, nextEvent, realZooKeeper } from '@tenure/testing';
+import type { Client } from '@tenure/client';
 import { ServiceDiscovery, type ServiceInstance } from '../src/index.js';
+import { roundTrip, untilChangedUnder, untilInstances } from './harness.js';
 import { Registrant } from './registrant.js';
 
 const zk = realZooKeeper();
@@ -23,8 +25,8 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
   });
   afterAll(() => suite.close());
 
-  async function registry(sessionTimeoutMs = 2000): Promise<ServiceDiscovery> {
-    const client = await suite.clients.open({ sessionTimeoutMs });
+  async function registry(sessionTimeoutMs = 2000, client?: Client): Promise<ServiceDiscovery> {
+    client ??= await suite.clients.open({ sessionTimeoutMs });
     const d = new ServiceDiscovery(client, { basePath: '/zk-services', rejoinJitterMs: 300 });
     registries.push(d);
     await d.start();
@@ -47,24 +49,29 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
     const admin = await suite.clients.open();
     const before = await admin.getData('/zk-services/orders/o-exp');
     const T = client.negotiatedTimeoutMs;
+    const cameBack = nextEvent(cache, 'change', () => seen.includes('') && seen.at(-1) === 'o-exp', { timeoutMs: T + 8000 });
     const t0 = Date.now();
-    await expireSession(client, suite.server);
-    await eventually(
+    // The instance back on the new session: checked again at each change under the service.
+    const back = untilChangedUnder(
+      admin,
+      '/zk-services/orders',
       async () => {
         const stat = await admin.exists('/zk-services/orders/o-exp');
         return stat !== null && stat.ephemeralOwner === client.sessionId && stat.ephemeralOwner !== before.stat.ephemeralOwner;
       },
       T + 2000,
-      'the instance back on the new session',
     );
+    await expireSession(client, suite.server);
+    await back;
     expect(Date.now() - t0).toBeLessThan(T + 2000);
     expect((await admin.getData('/zk-services/orders/o-exp')).data.toString()).toBe(before.data.toString());
     expect(await watcher.queryForInstance('orders', 'o-exp')).toEqual(registered);
-    await eventually(() => seen.includes('') && seen.at(-1) === 'o-exp', 5000, 'the cache saw it leave and come back');
+    await cameBack; // the cache saw it leave and come back
   });
 
   it('close() leaves no instance node and no watch', async () => {
-    const discovery = await registry();
+    const client = await suite.clients.open({ sessionTimeoutMs: 2000 });
+    const discovery = await registry(2000, client);
     await discovery.registerService({ name: 'billing', id: 'b1' });
     await discovery.registerService({ name: 'billing', id: 'b2', serviceType: 'STATIC' });
     const provider = discovery.serviceProvider('billing');
@@ -73,7 +80,8 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
     await discovery.close();
     const admin = await suite.clients.open();
     expect((await admin.getChildren('/zk-services/billing').catch(() => ({ children: [] }))).children).toEqual([]);
-    await eventually(async () => !(await suite.server.fourLetterWord('wchp')).includes('/zk-services/billing'), 5000, 'no watch left');
+    await roundTrip(client); // close() removed its watches; anything else it sent has been served too
+    expect(await suite.server.fourLetterWord('wchp')).not.toContain('/zk-services/billing');
   });
 
   it('a registering process that closes leaves nothing; one killed with SIGKILL is gone from a cache within its session timeout + 1 tick', async () => {
@@ -92,15 +100,17 @@ describe.skipIf(!zk.available)('ServiceDiscovery on ZooKeeper 3.8', () => {
       port: 2,
     });
     children.push(doomed);
-    await eventually(() => ids(cache.instances) === 'doomed,polite', 5000, 'both cached');
+    await untilInstances(cache, (set) => ids(set) === 'doomed,polite'); // both cached
+    const politeGone = untilInstances(cache, (set) => ids(set) === 'doomed', 3000);
     expect(await polite.close()).toBe(0);
-    await eventually(() => ids(cache.instances) === 'doomed', 3000, 'the closed one gone at once');
+    await politeGone; // the closed one gone at once
     const admin = await suite.clients.open();
     expect((await admin.getChildren('/zk-services/payments')).children).toEqual(['doomed']);
 
+    const doomedGone = untilInstances(cache, (set) => set.length === 0, SESSION_MS + TICK_MS + 2000);
     const killedAt = Date.now();
     await doomed.kill();
-    await eventually(() => cache.instances.length === 0, SESSION_MS + TICK_MS + 2000, 'the killed one gone');
+    await doomedGone; // the killed one gone
     const took = Date.now() - killedAt;
     if (process.env.TENURE_DISCOVERY_TIMINGS)
       console.log(`SIGKILL -> gone from the cache: ${took} ms (session ${SESSION_MS} ms, tick ${TICK_MS} ms)`);

@@ -1,15 +1,35 @@
 /** Test harness: an embedded server with a short tick, and the clients and registries a test opens, closed after it. */
-import type { Client } from '@tenure/client';
+import { NoNodeError, type Client, type ClientOptions, type Transport } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
-import { startTestServer, TestClients } from '@tenure/testing';
-import { ServiceDiscovery, type ServiceDiscoveryOptions } from '../src/index.js';
+import { nextEvent, startTestServer, TestClients, type ManualClock } from '@tenure/testing';
+import { ServiceDiscovery, type ServiceCache, type ServiceDiscoveryOptions, type ServiceInstance } from '../src/index.js';
 
 export { eventually, sleep } from '@tenure/testing';
 
+/** TestClients whose every client is on `clock` when one is given. */
+class ClockedClients extends TestClients {
+  constructor(
+    transport: () => Transport,
+    private readonly clock: ManualClock | undefined,
+  ) {
+    super(transport);
+  }
+
+  override open(options: Partial<ClientOptions> = {}): Promise<Client> {
+    return super.open(this.clock ? { clock: this.clock, ...options } : options);
+  }
+}
+
 export class DiscoveryHarness {
-  readonly server: EmbeddedServer = startTestServer();
-  readonly clients = new TestClients(() => this.server.transport());
+  readonly server: EmbeddedServer;
+  readonly clients: TestClients;
   private readonly registries: ServiceDiscovery[] = [];
+
+  /** With a ManualClock, the server, every client and the recipes on them (rejoins, retries, down instances) follow it. */
+  constructor(readonly clock?: ManualClock) {
+    this.server = startTestServer({ clock });
+    this.clients = new ClockedClients(() => this.server.transport(), clock);
+  }
 
   /** A started ServiceDiscovery on a client of its own. */
   async discovery(options: ServiceDiscoveryOptions = {}, client?: Client): Promise<{ client: Client; discovery: ServiceDiscovery }> {
@@ -39,4 +59,63 @@ export class DiscoveryHarness {
     await this.clients.closeAll();
     await this.server.close();
   }
+}
+
+/** Resolves once `done(cache.instances)` holds: now, or at the cache's next 'change' that makes it hold. */
+export async function untilInstances<P>(
+  cache: ServiceCache<P>,
+  done: (instances: readonly ServiceInstance<P>[]) => boolean,
+  timeoutMs = 5000,
+): Promise<void> {
+  const changed = nextEvent<readonly ServiceInstance<P>[]>(cache, 'change', (set) => done(set), { timeoutMs });
+  if (done(cache.instances)) {
+    changed.catch(() => {});
+    return;
+  }
+  await changed;
+}
+
+/** Resolves when the node at `path` is gone, seen through a getData watch of `client` (none is left when it is gone already). */
+export async function gone(client: Client, path: string): Promise<void> {
+  let deleted!: () => void;
+  const event = new Promise<void>((resolve) => (deleted = resolve));
+  try {
+    await client.getData(path, { watch: (ev) => ev.type === 'NodeDeleted' && deleted() });
+  } catch (err) {
+    if (err instanceof NoNodeError) return;
+    throw err;
+  }
+  await event;
+}
+
+/**
+ * Resolves once `done()` holds, checked now and again at every change under `path` that a
+ * persistent recursive watch of `observer` reports (closed after): for conditions on the server's
+ * nodes (who owns an instance node) that no recipe event announces.
+ */
+export async function untilChangedUnder(
+  observer: Client,
+  path: string,
+  done: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
+  const watch = await observer.addWatch(path, { recursive: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void watch.close();
+  }, timeoutMs);
+  try {
+    if (await done()) return;
+    for await (const _event of watch) if (await done()) return;
+    throw new Error(timedOut ? `timed out after ${timeoutMs} ms waiting for a change under ${path}` : `the watch on ${path} ended`);
+  } finally {
+    clearTimeout(timer);
+    await watch.close();
+  }
+}
+
+/** A round trip on each client: whatever each sent before (a create racing a close) has been served. */
+export async function roundTrip(...clients: Client[]): Promise<void> {
+  await Promise.all(clients.map((c) => c.sync('/')));
 }

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClosedError, ConnectionState, TimeoutError } from '@tenure/client';
 import { JsonInstanceSerializer, NotRegisteredError, ServiceDiscovery } from '../src/index.js';
-import { DiscoveryHarness, eventually, sleep } from './harness.js';
+import { DiscoveryHarness, gone, roundTrip, sleep, untilChangedUnder, untilInstances } from './harness.js';
 
 let h: DiscoveryHarness;
 afterEach(async () => h?.close());
@@ -59,7 +59,7 @@ describe('ServiceDiscovery', () => {
     expect(JSON.parse(h.server.node(`/reg/s/${seqName}`)!.data!.toString()).port).toBe(99);
     await discovery.close();
     expect(h.subtree('/reg').filter((p) => p.startsWith('/reg/s/'))).toEqual([]);
-    await eventually(() => h.server.node('/reg') === undefined, 5000, 'the containers reaped');
+    await gone(client, '/reg'); // the containers reaped
     expect(h.noWatches()).toBe(true);
   });
 
@@ -102,16 +102,18 @@ describe('ServiceDiscovery', () => {
     const before = h.server.node('/services/api/e1')!.data!.toString();
     const oldSession = client.sessionId;
     const T = client.negotiatedTimeoutMs;
+    const observer = await h.clients.open();
     const t0 = Date.now();
     h.server.expireSession(oldSession);
-    await eventually(
+    await untilChangedUnder(
+      observer,
+      '/services/api',
       () => {
         const n = h.server.node('/services/api/e1');
         return n !== undefined && n.stat.ephemeralOwner !== oldSession && n.stat.ephemeralOwner === client.sessionId;
       },
       T + 2000,
-      'the instance back',
-    );
+    ); // the instance back
     expect(Date.now() - t0).toBeLessThan(T + 2000);
     expect(h.server.node('/services/api/e1')!.data!.toString()).toBe(before);
     expect((await discovery.queryForInstance('api', 'e1'))!.registrationTimeUTC).toBe(i.registrationTimeUTC);
@@ -124,7 +126,7 @@ describe('ServiceDiscovery', () => {
     await discovery.registerService({ name: 'api', id: 'h1' }, { signal: healthy.signal });
     expect(h.server.node('/services/api/h1')).toBeDefined();
     healthy.abort();
-    await eventually(() => h.server.node('/services/api/h1') === undefined, 3000, 'unregistered');
+    await gone(await h.clients.open(), '/services/api/h1'); // unregistered
     expect(discovery.registeredInstances).toEqual([]);
     await expect(discovery.registerService({ name: 'api', id: 'h2' }, { signal: healthy.signal })).rejects.toThrow(/aborted/);
     expect(h.server.node('/services/api/h2')).toBeUndefined();
@@ -153,7 +155,7 @@ describe('ServiceDiscovery', () => {
     const pending = quick.registerService({ name: 'q', id: 'x' });
     await quick.close();
     await expect(pending).rejects.toBeInstanceOf(ClosedError);
-    await sleep(100);
+    await roundTrip(client); // a create sent before the close has been served
     expect(h.server.node('/services/q/x')).toBeUndefined();
   });
 
@@ -169,17 +171,24 @@ describe('ServiceDiscovery', () => {
     const { client: ca, discovery: a } = await h.discovery();
     await a.registerService({ name: 'api', id: 'same', port: 1 });
     const admin = await h.clients.open();
+    const back = untilChangedUnder(admin, '/services/api', () => h.server.node('/services/api/same')?.stat.ephemeralOwner === ca.sessionId);
     await admin.delete('/services/api/same');
-    await eventually(() => h.server.node('/services/api/same')?.stat.ephemeralOwner === ca.sessionId, 3000, 'back after a delete');
+    await back; // back after a delete
 
     // Another registry registers the same id: it replaces the node (as Curator does), then the two
     // PersistentNodes settle: one holds it, the other reports a conflict and waits for it to go.
     const { client: cb, discovery: b } = await h.discovery();
     const errors: Error[] = [];
-    a.on('error', (e) => void errors.push(e));
-    b.on('error', (e) => void errors.push(e));
+    const conflict = new Promise<void>((resolve) => {
+      const onError = (e: Error): void => {
+        errors.push(e);
+        if (e.name === 'NodeConflictError') resolve();
+      };
+      a.on('error', onError);
+      b.on('error', onError);
+    });
     const registering = b.registerService({ name: 'api', id: 'same', port: 2 });
-    await eventually(() => errors.some((e) => e.name === 'NodeConflictError'), 5000, 'a conflict reported');
+    await conflict; // a conflict reported
     const owner = h.server.node('/services/api/same')!.stat.ephemeralOwner;
     expect([ca.sessionId, cb.sessionId]).toContain(owner);
     const version = h.server.node('/services/api/same')!.stat.version;
@@ -195,11 +204,11 @@ describe('ServiceDiscovery', () => {
       await registering;
       await b.close();
     }
-    await eventually(
+    await untilChangedUnder(
+      admin,
+      '/services/api',
       () => h.server.node('/services/api/same')?.stat.ephemeralOwner === otherClient.sessionId,
-      5000,
-      'the other takes over',
-    );
+    ); // the other takes over
     expect(JSON.parse(h.server.node('/services/api/same')!.data!.toString()).port).toBe(holder === a ? 2 : 1);
   });
 
@@ -211,7 +220,7 @@ describe('ServiceDiscovery', () => {
     await cache.start();
     expect(cache.instances.map((i) => i.id)).toEqual(['a']);
     await discovery.registerService({ name: 'api', id: 'b' });
-    await eventually(() => cache.instances.length === 2, 3000, 'b seen');
+    await untilInstances(cache, (set) => set.length === 2); // b seen
     await discovery.close();
     expect(h.noWatches()).toBe(true);
   });
@@ -226,7 +235,7 @@ describe('ServiceDiscovery', () => {
     expect(discovery.registeredInstances).toEqual([]);
     await restarted;
     await client.waitForState([ConnectionState.RECONNECTED, ConnectionState.CONNECTED], { timeoutMs: 5000 });
-    await sleep(300);
+    await roundTrip(client); // the timed-out registration sent nothing that is still to be served
     expect(h.server.node('/services/api/late')).toBeUndefined();
   });
 });

@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ConnectionState, type Client } from '@tenure/client';
 import { GroupMember, NodeConflictError, type Membership } from '../src/index.js';
-import { connect, eventually, serverWatches, sleep, startServer } from './harness.js';
+import { EventEmitter } from 'node:events';
+import { nextEvent } from '@tenure/testing';
+import { connect, roundTrip, serverWatches, startServer, untilChangedUnder, untilView } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -43,11 +45,12 @@ describe('GroupMember', () => {
       .map(({ member }) => `${member.memberId}=payload-${member.memberId}`)
       .sort()
       .join(',');
-    await eventually(() => all.every(({ member }) => view(member.getCurrentMembers()) === expected), 8000, 'every view complete');
+    await Promise.all(all.map(({ member }) => untilView(member, (m) => view(m) === expected, 8000)));
     expect(server.node('/group')!.children).toHaveLength(20);
     // A payload change reaches everyone.
+    const seen = all.map(({ member }) => untilView(member, (m) => m.get('m07')?.toString() === 'moved'));
     await all[7]!.member.setPayload('moved');
-    await eventually(() => all.every(({ member }) => member.getCurrentMembers().get('m07')?.toString() === 'moved'), 5000, 'payload seen');
+    await Promise.all(seen);
   });
 
   it("when one member's session expires the others see it leave and come back", async () => {
@@ -55,36 +58,38 @@ describe('GroupMember', () => {
     const a = await join('a');
     const b = await join('b');
     const c = await join('c');
-    await eventually(() => ids(a.member.getCurrentMembers()) === 'a,b,c' && ids(c.member.getCurrentMembers()) === 'a,b,c');
+    await Promise.all([a, c].map(({ member }) => untilView(member, (m) => ids(m) === 'a,b,c')));
     const seenByA: string[] = [];
     a.member.on('change', (m) => void seenByA.push(ids(m)));
     const T = b.client.negotiatedTimeoutMs;
+    const left = nextEvent(a.member, 'change', () => seenByA.includes('a,c'), { timeoutMs: 3000 });
+    const back = nextEvent(a.member, 'change', () => seenByA.includes('a,c') && seenByA.at(-1) === 'a,b,c', { timeoutMs: T + 2000 });
     server.expireSession(b.client.sessionId);
-    await eventually(() => seenByA.includes('a,c'), 3000, 'a sees b leave');
-    await eventually(() => seenByA.at(-1) === 'a,b,c', T + 2000, 'a sees b come back');
+    await left; // a sees b leave
+    await back; // and come back
     expect(server.node('/group/b')!.stat.ephemeralOwner).toBe(b.client.sessionId);
-    await eventually(() => ids(c.member.getCurrentMembers()) === 'a,b,c');
+    await untilView(c.member, (m) => ids(m) === 'a,b,c');
   });
 
   it('after the whole server is down past the session timeout, every member is present exactly once', async () => {
     server = startServer();
     const all = await Promise.all(Array.from({ length: 8 }, (_, i) => join(`m${i}`)));
-    await eventually(() => all.every(({ member }) => member.getCurrentMembers().size === 8));
+    await Promise.all(all.map(({ member }) => untilView(member, (m) => m.size === 8)));
     const before = new Map(all.map(({ client }) => [client.sessionId, true]));
     const T = all[0]!.client.negotiatedTimeoutMs;
+    const renewed = all.map(({ client }) =>
+      nextEvent(client, 'stateChanged', (s) => s === ConnectionState.RECONNECTED && !before.has(client.sessionId), {
+        timeoutMs: 2 * T + 5000,
+      }),
+    );
     await server.restart(T + 800); // every session expires while it refuses connections
-    await eventually(
-      () => all.every(({ client }) => client.state === ConnectionState.RECONNECTED && !before.has(client.sessionId)),
-      T + 5000,
-      'every client on a new session',
-    );
-    await eventually(
-      () => all.every(({ member, client }) => server.node(`/group/${member.memberId}`)?.stat.ephemeralOwner === client.sessionId),
-      5000,
-      'every member node owned by its new session',
-    );
+    await Promise.all(renewed); // every client on a new session
+    const observer = all[0]!.client;
+    await untilChangedUnder(observer, '/group', () =>
+      all.every(({ member, client }) => server.node(`/group/${member.memberId}`)?.stat.ephemeralOwner === client.sessionId),
+    ); // every member node owned by its new session
     expect(server.node('/group')!.children.sort()).toEqual(all.map(({ member }) => member.memberId).sort());
-    await eventually(() => all.every(({ member }) => member.getCurrentMembers().size === 8), 5000, 'every view complete');
+    await Promise.all(all.map(({ member }) => untilView(member, (m) => m.size === 8))); // every view complete
   });
 
   it("a duplicate member id raises conflict and deletes nobody's node", async () => {
@@ -97,8 +102,9 @@ describe('GroupMember', () => {
     const second = new GroupMember(client, '/group', 'dup', 'second', { retryMs: 50, maxRetryMs: 200 });
     members.push(second);
     second.on('conflict', (e) => void conflicts.push(e));
+    const retried = nextEvent(second, 'conflict', () => conflicts.length >= 2, { timeoutMs: 3000 });
     await second.start({ timeoutMs: 3000 });
-    await eventually(() => conflicts.length >= 2, 3000, 'conflicts, retried');
+    await retried; // a conflict, then another after a retry
     expect(conflicts[0]!.owner).toBe(first.client.sessionId);
     const node = server.node('/group/dup')!;
     expect(node.stat.ephemeralOwner).toBe(first.client.sessionId);
@@ -113,15 +119,21 @@ describe('GroupMember', () => {
     server = startServer();
     const a = await join('a', 'A');
     await a.member.waitForJoined({ timeoutMs: 3000 });
-    await eventually(() => ids(a.member.getCurrentMembers()) === 'a');
+    await untilView(a.member, (m) => ids(m) === 'a');
     const seen: string[] = [];
+    const took = new EventEmitter<{ snapshot: [] }>(); // the iterating loop took one more snapshot
     const iterating = (async () => {
-      for await (const m of a.member) seen.push(view(m));
+      for await (const m of a.member) {
+        seen.push(view(m));
+        took.emit('snapshot');
+      }
     })();
+    const joined = nextEvent(took, 'snapshot', () => seen.at(-1) === 'a=A,b=B');
     const b = await join('b', 'B');
-    await eventually(() => seen.at(-1) === 'a=A,b=B');
+    await joined;
+    const left = nextEvent(took, 'snapshot', () => seen.at(-1) === 'a=A');
     await b.member.close();
-    await eventually(() => seen.at(-1) === 'a=A');
+    await left;
     expect(server.node('/group/b')).toBeUndefined();
     expect(serverWatches(server, b.client)).toBe(0);
     await a.member.close();
@@ -140,7 +152,7 @@ describe('GroupMember', () => {
     const starting = m.start();
     await m.close();
     await starting.catch(() => {});
-    await sleep(100);
+    await roundTrip(client); // a create the member had sent before the close has been served
     expect(server.node('/g2')?.children ?? []).toEqual([]);
     expect(serverWatches(server, client)).toBe(0);
   });
@@ -149,9 +161,10 @@ describe('GroupMember', () => {
     server = startServer({ persistentWatches: false });
     const a = await join('a', 'A', { persistentWatches: false });
     const b = await join('b', 'B', { persistentWatches: false });
-    await eventually(() => ids(a.member.getCurrentMembers()) === 'a,b' && ids(b.member.getCurrentMembers()) === 'a,b', 5000);
+    await Promise.all([a, b].map(({ member }) => untilView(member, (m) => ids(m) === 'a,b')));
+    const left = untilView(a.member, (m) => ids(m) === 'a');
     await b.member.close();
-    await eventually(() => ids(a.member.getCurrentMembers()) === 'a');
+    await left;
     await a.member.close();
     expect(serverWatches(server, a.client)).toBe(0);
   });

@@ -5,9 +5,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionState, type Client } from '@tenure/client';
-import { TestingCluster, expireSession, realZooKeeper } from '@tenure/testing';
+import { TestingCluster, expireSession, nextEvent, realZooKeeper } from '@tenure/testing';
 import { GroupMember, type Membership, type NodeConflictError } from '../src/index.js';
-import { connect, eventually } from './harness.js';
+import { connect, eventually, untilChangedUnder, untilView } from './harness.js';
 
 const zk = realZooKeeper();
 const MEMBERS = Number(process.env.TENURE_GROUP_MEMBERS ?? 20);
@@ -51,7 +51,7 @@ describe.skipIf(!zk.available)('GroupMember on a ZooKeeper 3.8 ensemble', () => 
       .map(({ member }) => member.memberId)
       .sort()
       .join(',');
-    await eventually(() => all.every(({ member }) => ids(member.getCurrentMembers()) === expected), 15_000, 'every view complete');
+    await Promise.all(all.map(({ member }) => untilView(member, (m) => ids(m) === expected, 15_000))); // every view complete
     for (const { member } of all) expect(member.getCurrentMembers().get('m03')?.toString()).toBe('p-m03');
     expect((await membersOf('/zg1')).join(',')).toBe(expected);
   });
@@ -59,13 +59,17 @@ describe.skipIf(!zk.available)('GroupMember on a ZooKeeper 3.8 ensemble', () => 
   it("when one member's session expires the others see it leave and come back", async () => {
     const a = await join('/zg2', 'a');
     const b = await join('/zg2', 'b');
-    await eventually(() => ids(a.member.getCurrentMembers()) === 'a,b' && ids(b.member.getCurrentMembers()) === 'a,b', 5000);
+    await Promise.all([a, b].map(({ member }) => untilView(member, (m) => ids(m) === 'a,b')));
     const seen: string[] = [];
     a.member.on('change', (m) => void seen.push(ids(m)));
     const oldId = b.client.sessionId;
+    const left = nextEvent(a.member, 'change', () => seen.includes('a'));
+    const back = nextEvent(a.member, 'change', () => seen.includes('a') && seen.at(-1) === 'a,b', {
+      timeoutMs: b.client.negotiatedTimeoutMs + 8000,
+    });
     await expireSession(b.client, cluster);
-    await eventually(() => seen.includes('a'), 5000, 'a sees b leave');
-    await eventually(() => seen.at(-1) === 'a,b', b.client.negotiatedTimeoutMs + 3000, 'a sees b come back');
+    await left; // a sees b leave
+    await back; // and come back
     const owner = (await admin.exists('/zg2/b'))!.ephemeralOwner;
     expect(owner).toBe(b.client.sessionId);
     expect(owner).not.toBe(oldId);
@@ -74,14 +78,17 @@ describe.skipIf(!zk.available)('GroupMember on a ZooKeeper 3.8 ensemble', () => 
   it('after the whole ensemble is stopped and restarted, every member is present exactly once', async () => {
     const n = 6;
     const all = await Promise.all(Array.from({ length: n }, (_, i) => join('/zg3', `m${i}`, `p${i}`, 1500)));
-    await eventually(() => all.every(({ member }) => member.getCurrentMembers().size === n), 8000);
+    await Promise.all(all.map(({ member }) => untilView(member, (m) => m.size === n, 8000)));
     const old = new Set(all.map(({ client }) => client.sessionId));
     const T = all[0]!.client.negotiatedTimeoutMs;
     await Promise.all([0, 1, 2].map((s) => cluster.killServer(s)));
     await Promise.all(all.map(({ client }) => client.waitForState(ConnectionState.LOST, { timeoutMs: T + 4000 })));
     await Promise.all([0, 1, 2].map((s) => cluster.restartServer(s, { wait: false })));
     await cluster.waitServing();
-    await eventually(
+    // Every member node owned by its new session: checked again at each change under the group.
+    await untilChangedUnder(
+      admin,
+      '/zg3',
       async () => {
         for (const { member, client } of all) {
           if (old.has(client.sessionId)) return false;
@@ -91,10 +98,9 @@ describe.skipIf(!zk.available)('GroupMember on a ZooKeeper 3.8 ensemble', () => 
         return true;
       },
       20_000,
-      'every member node owned by its new session',
     );
     expect(await membersOf('/zg3')).toEqual(all.map(({ member }) => member.memberId).sort());
-    await eventually(() => all.every(({ member }) => member.getCurrentMembers().size === n), 5000, 'every view complete');
+    await Promise.all(all.map(({ member }) => untilView(member, (m) => m.size === n))); // every view complete
     // Old sessions the restored quorum still held are gone now: still each exactly once, ours.
     await eventually(async () => !(await cluster.dump()).sessions.some((s) => old.has(s.sessionId)), 4 * T + 4000, 'old sessions gone');
     expect(await membersOf('/zg3')).toEqual(all.map(({ member }) => member.memberId).sort());
@@ -110,8 +116,9 @@ describe.skipIf(!zk.available)('GroupMember on a ZooKeeper 3.8 ensemble', () => 
     members.push(second);
     const conflicts: NodeConflictError[] = [];
     second.on('conflict', (e) => void conflicts.push(e));
+    const retried = nextEvent(second, 'conflict', () => conflicts.length >= 2);
     await second.start({ timeoutMs: 5000 });
-    await eventually(() => conflicts.length >= 2, 5000, 'conflicts, retried');
+    await retried; // a conflict, then another after a retry
     expect(conflicts[0]!.owner).toBe(first.client.sessionId);
     const { data, stat } = await admin.getData('/zg4/dup');
     expect(stat.ephemeralOwner).toBe(first.client.sessionId);

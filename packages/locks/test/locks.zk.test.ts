@@ -8,7 +8,8 @@ import { EventType } from '@tenure/client';
 import { expireSession, realZooKeeper, ZooKeeperSuite } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { LeaseLostError, Mutex, ReadWriteLock, Semaphore, type Lease } from '../src/index.js';
-import { countingTransport, eventually, sleep } from './harness.js';
+import { answered, countingTransport, gone, roundTrip, sleep, tapped, watchingUnder, type TappedTransport } from './harness.js';
+import type { Client } from '@tenure/client';
 
 const zk = realZooKeeper();
 
@@ -17,6 +18,12 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   beforeAll(() => suite.start());
   afterEach(() => suite.afterEach());
   afterAll(() => suite.close());
+
+  /** A client on a tapped transport, so the test can await its exchanges with the server. */
+  async function openTapped(options: Parameters<typeof suite.clients.open>[0] = {}): Promise<{ c: Client; t: TappedTransport }> {
+    const t = tapped(options.transport ?? suite.server.transport());
+    return { c: await suite.clients.open({ ...options, transport: t }), t };
+  }
 
   /** Lock and lease nodes left under `path`, by any session. */
   async function ephemeralsUnder(path: string): Promise<string[]> {
@@ -68,21 +75,24 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
           }
         }),
       );
-      await sleep(150);
+      await gone(cs[0]!, '/locks/tight'); // the pause: the server reaps the empty container
     }
     expect(done).toBeGreaterThan(200);
   });
 
   it('no herd: with 20 waiters each release wakes exactly one of them (counted watch events)', async () => {
     const counted = Array.from({ length: 21 }, () => countingTransport(zookeeper(suite.server.connectString)));
-    const cs = await Promise.all(counted.map((t) => suite.clients.open({ transport: t })));
+    const wires = counted.map((t) => tapped(t));
+    const cs = await Promise.all(wires.map((t) => suite.clients.open({ transport: t })));
     const first = await new Mutex(cs[0]!, '/locks/herd').acquire();
     const leases: Array<Promise<Lease>> = [];
     const probe = new Mutex(cs[0]!, '/locks/herd');
     for (let i = 1; i <= 20; i++) {
+      const queued = answered(wires[i]!, watchingUnder('/locks/herd'));
       leases.push(new Mutex(cs[i]!, '/locks/herd').acquire());
-      await eventually(async () => (await probe.participantNodes()).length === i + 1, 5000, `waiter ${i} to queue`);
+      await queued; // waiter i watches its predecessor
     }
+    expect(await probe.participantNodes()).toHaveLength(21);
     const queue = await probe.participantNodes();
     // The server agrees: each waiter watches only its predecessor.
     const dump = await suite.server.dump();
@@ -94,7 +104,7 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
       const before = counted.map((t) => t.events.length);
       await holder.release();
       holder = await leases[i - 1]!;
-      await sleep(20);
+      await roundTrip(...cs); // any stray event would have arrived before these replies
       // Events on a client's own node (its lease's watch) are not wake-ups.
       const woken = counted
         .map((t, k) => ({ k, events: t.events.slice(before[k]).filter((e) => e.path !== queue[k]) }))
@@ -103,17 +113,21 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
       expect(woken[0]!.events).toEqual([{ type: EventType.NodeDeleted, path: queue[i - 1] }]);
     }
     await holder.release();
-    await eventually(async () => (await suite.server.dump()).totalWatches === 0, 5000, 'no watches left');
+    await roundTrip(...cs);
+    expect((await suite.server.dump()).totalWatches).toBe(0);
   });
 
   it('timeouts and aborts leave no node and no watch behind', async () => {
-    const [a, b] = await suite.clients.openMany(2);
+    const a = await suite.clients.open();
+    const { c: b, t } = await openTapped();
     const holder = await new Mutex(a, '/locks/orphans').acquire();
     const mutex = new Mutex(b, '/locks/orphans');
     await expect(mutex.acquire({ timeoutMs: 200 })).rejects.toMatchObject({ name: 'TimeoutError' });
     const ac = new AbortController();
+    const queued = answered(t, watchingUnder('/locks/orphans'));
     const p = mutex.acquire({ signal: ac.signal });
-    await eventually(async () => (await ephemeralsUnder('/locks/orphans')).length === 2, 5000);
+    await queued;
+    expect(await ephemeralsUnder('/locks/orphans')).toHaveLength(2);
     ac.abort();
     await expect(p).rejects.toMatchObject({ name: 'AbortError' });
     const writer = await new ReadWriteLock(a, '/locks/orphans-rw').writeLock.acquire();
@@ -122,11 +136,9 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     });
     expect(await ephemeralsUnder('/locks/orphans')).toEqual([holder.path]);
     expect(await ephemeralsUnder('/locks/orphans-rw')).toEqual([writer.path]);
-    await eventually(
-      async () => (await suite.server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches === 0,
-      5000,
-      'no watch',
-    );
+    // Each given-up wait sent its removeWatches before its delete: a round trip orders after both.
+    await roundTrip(b);
+    expect((await suite.server.dump()).sessions.find((s) => s.sessionId === b.sessionId)!.watches).toBe(0);
     await holder.release();
     await writer.release();
   });
@@ -134,10 +146,11 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   it('a silent holder (FaultProxy blackhole): its signal aborts before the next waiter acquires; the new token is larger', async () => {
     const proxy = await suite.faultProxy();
     const a = await suite.clients.open({ transport: zookeeper(proxy.connectString), sessionTimeoutMs: 2000 });
-    const b = await suite.clients.open();
+    const { c: b, t } = await openTapped();
     const lease = await new Mutex(a, '/locks/silent').acquire();
+    const queued = answered(t, watchingUnder('/locks/silent'));
     const next = new Mutex(b, '/locks/silent').acquire();
-    await eventually(async () => (await ephemeralsUnder('/locks/silent')).length === 2, 5000);
+    await queued;
     const abortedAt = new Promise<number>((r) => lease.signal.addEventListener('abort', () => r(performance.now()), { once: true }));
     proxy.blackhole();
     const l2 = await next;
@@ -150,10 +163,12 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
   });
 
   it('an injected expiry: the next waiter acquires with a larger token; the old signal aborts within the read timeout', async () => {
-    const [a, b] = await suite.clients.openMany(2, { sessionTimeoutMs: 3000 });
+    const a = await suite.clients.open({ sessionTimeoutMs: 3000 });
+    const { c: b, t } = await openTapped({ sessionTimeoutMs: 3000 });
     const lease = await new Mutex(a, '/locks/expire').acquire();
+    const queued = answered(t, watchingUnder('/locks/expire'));
     const next = new Mutex(b, '/locks/expire').acquire();
-    await eventually(async () => (await ephemeralsUnder('/locks/expire')).length === 2, 5000);
+    await queued;
     const abortedAt = new Promise<number>((r) => lease.signal.addEventListener('abort', () => r(performance.now()), { once: true }));
     const t0 = performance.now();
     await expireSession(a, suite.server);
@@ -168,7 +183,7 @@ describe.skipIf(!zk.available)('locks on ZooKeeper 3.8', () => {
     const mutex = new Mutex(c, '/locks/reborn');
     const first = await mutex.acquire();
     await first.release();
-    await eventually(async () => (await c.exists('/locks/reborn')) === null, 5000, 'the container to be reaped');
+    await gone(c, '/locks/reborn'); // the container reaped
     const second = await mutex.acquire();
     expect(second.path.slice(-10)).toBe(first.path.slice(-10)); // the sequence restarted
     expect(second.fencingToken > first.fencingToken).toBe(true);

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseLostError, MultiLock, Mutex, ReadWriteLock, Revoker, SemaphoreMutex, type Lease } from '../src/index.js';
-import { Clients, ephemeralsUnder, eventually, startServer } from './harness.js';
+import { aborted, Clients, ephemeralsUnder, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -27,10 +27,15 @@ describe('MultiLock', () => {
     // Record the deletion order through the server's zxids.
     const paths = lease.leases.map((l) => l.path);
     const order: string[] = [];
-    const watchers = paths.map((p) => c.exists(p, { watch: (ev) => ev.type === 'NodeDeleted' && order.push(p) }));
+    let allDeleted!: () => void;
+    const deleted = new Promise<void>((resolve) => (allDeleted = resolve));
+    const onDeleted = (p: string): void => {
+      if (order.push(p) === paths.length) allDeleted();
+    };
+    const watchers = paths.map((p) => c.exists(p, { watch: (ev) => ev.type === 'NodeDeleted' && onDeleted(p) }));
     await Promise.all(watchers);
     await lease.release();
-    await eventually(() => order.length === 3, 2000, 'three deletions');
+    await deleted;
     expect(order).toEqual([...paths].reverse());
     expect(lease.isHeld()).toBe(false);
     expect(lease.signal.aborted).toBe(true);
@@ -56,7 +61,7 @@ describe('MultiLock', () => {
     const rw = new ReadWriteLock(a, '/ml3/rw');
     const lease = await new MultiLock(a, ['/ml3/m', rw.writeLock]).acquire();
     await admin.delete(lease.leases[1]!.path);
-    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    await aborted(lease.signal);
     expect((lease.signal.reason as LeaseLostError).end).toBe('deleted');
     expect(lease.isHeld()).toBe(false);
     await lease.release();
@@ -105,14 +110,22 @@ describe('revocation', () => {
     const first = await new Mutex(b, '/rev/z').acquire();
     const mutex = new Mutex(a, '/rev/z');
     let asked = 0;
-    mutex.makeRevocable(() => asked++);
+    let listened!: () => void;
+    const listener = new Promise<void>((resolve) => (listened = resolve));
+    mutex.makeRevocable(() => {
+      asked++;
+      listened();
+    });
+    const queued = clients.waiting(a, '/rev/z');
     const waiting = mutex.acquire();
-    await eventually(() => ephemeralsUnder(server, '/rev/z').length === 2);
+    await queued;
+    expect(ephemeralsUnder(server, '/rev/z')).toHaveLength(2);
     const ours = ephemeralsUnder(server, '/rev/z').find((p) => p !== first.path)!;
     await Revoker.attemptRevoke(b, ours);
     await first.release();
     const lease = await waiting;
-    await eventually(() => asked === 1, 2000, 'the listener');
+    await listener;
+    expect(asked).toBe(1);
     await lease.release();
   });
 });

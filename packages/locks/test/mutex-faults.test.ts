@@ -6,12 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionState } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseLostError, Mutex, type Lease } from '../src/index.js';
-import { Clients, ephemeralsUnder, eventually, sleep, startServer } from './harness.js';
+import { ManualClock } from '@tenure/testing';
+import { OpCode } from '@tenure/protocol';
+import { aborted, Clients, ephemeralsUnder, roundTrip, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
-function setup(): void {
-  server = startServer();
+function setup(clock?: ManualClock): void {
+  server = startServer({ clock });
   clients = new Clients(() => server.transport());
 }
 afterEach(async () => {
@@ -21,27 +23,37 @@ afterEach(async () => {
 
 const endOf = (l: Lease): string | undefined => (l.signal.reason as LeaseLostError | undefined)?.end;
 
-/** Records when a lease's signal aborts and when a pending acquire resolves. */
-function timeline(holder: Lease, next: Promise<Lease>): { aborted: Promise<number>; acquired: Promise<{ at: number; lease: Lease }> } {
-  const aborted = new Promise<number>((resolve) =>
-    holder.signal.addEventListener('abort', () => resolve(performance.now()), { once: true }),
-  );
-  const acquired = next.then((lease) => ({ at: performance.now(), lease }));
+/** Records when (on `now`) a lease's signal aborts and a pending acquire resolves. */
+function timeline(
+  holder: Lease,
+  next: Promise<Lease>,
+  now: () => number = () => performance.now(),
+): { aborted: Promise<number>; acquired: Promise<{ at: number; lease: Lease }> } {
+  const aborted = new Promise<number>((resolve) => holder.signal.addEventListener('abort', () => resolve(now()), { once: true }));
+  const acquired = next.then((lease) => ({ at: now(), lease }));
   return { aborted, acquired };
 }
 
 describe('Mutex under faults', () => {
   for (const errorPolicy of ['standard', 'session'] as const) {
     it(`a silent holder's signal aborts before the next waiter acquires, and the new token is larger (${errorPolicy})`, async () => {
-      setup();
-      const a = await clients.open({ errorPolicy });
-      const b = await clients.open();
+      // Off the tick grid, so the holder's deadlines and the server's expiry never fall on one instant.
+      const clock = new ManualClock(1_000_037);
+      setup(clock);
+      const a = await clients.open({ errorPolicy, clock });
+      const b = await clients.open({ clock });
       const lease = await new Mutex(a, '/locks/silent').acquire();
+      const queued = clients.waiting(b, '/locks/silent');
       const next = new Mutex(b, '/locks/silent').acquire();
-      await eventually(() => ephemeralsUnder(server, '/locks/silent').length === 2);
-      const t = timeline(lease, next);
-      const t0 = performance.now();
+      await queued;
+      const t = timeline(lease, next, () => clock.now());
+      let acquired = false;
+      void t.acquired.then(() => (acquired = true));
+      const t0 = clock.now();
       server.silence(a.sessionId, 5000); // a partition longer than the session timeout
+      // The server expires the holder's session within its timeout (1,500 ms) and one tick of the last ping.
+      await clock.advance(a.negotiatedTimeoutMs + 100);
+      expect(acquired).toBe(true);
       const abortedAt = await t.aborted;
       const { at, lease: l2 } = await t.acquired;
       expect(abortedAt).toBeLessThan(at);
@@ -58,8 +70,9 @@ describe('Mutex under faults', () => {
     setup();
     const [a, b] = await clients.openMany(2);
     const lease = await new Mutex(a, '/locks/expire').acquire();
+    const queued = clients.waiting(b, '/locks/expire');
     const next = new Mutex(b, '/locks/expire').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/expire').length === 2);
+    await queued;
     const t = timeline(lease, next);
     const t0 = performance.now();
     server.expireSession(a.sessionId);
@@ -78,11 +91,12 @@ describe('Mutex under faults', () => {
     setup();
     const [a, b] = await clients.openMany(2);
     const lease = await new Mutex(a, '/locks/susp').acquire();
+    const queued = clients.waiting(b, '/locks/susp');
     const next = new Mutex(b, '/locks/susp').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/susp').length === 2);
+    await queued;
     const session = a.sessionId;
     server.dropConnection(session);
-    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    await aborted(lease.signal);
     expect(endOf(lease)).toBe('suspended');
     const l2 = await next;
     expect(a.sessionId).toBe(session); // same session: the node did not expire, we deleted it
@@ -96,19 +110,22 @@ describe('Mutex under faults', () => {
     const [a, b] = await clients.openMany(2);
     const lease = await new Mutex(a, '/locks/kept').acquire({ keepNodeUntilRelease: true });
     let granted = false;
+    const queued = clients.waiting(b, '/locks/kept');
     const next = new Mutex(b, '/locks/kept').acquire().then((l) => {
       granted = true;
       return l;
     });
-    await eventually(() => ephemeralsUnder(server, '/locks/kept').length === 2);
+    await queued;
     const session = a.sessionId;
     server.dropConnection(session);
-    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    await aborted(lease.signal);
     expect(endOf(lease)).toBe('suspended');
     expect(lease.isHeld()).toBe(false);
     await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
     expect(a.sessionId).toBe(session);
-    await sleep(500);
+    // Whatever the holder sent on reconnecting has been served, and whatever that told the waiter has reached it.
+    await roundTrip(a);
+    await roundTrip(b);
     // Back on the same session: the node is still there and the waiter still waits.
     expect(server.node(lease.path)).toBeDefined();
     expect(granted).toBe(false);
@@ -125,10 +142,11 @@ describe('Mutex under faults', () => {
     const a = await clients.open({ errorPolicy: 'session' }); // the lease ends at LOST, not at SUSPENDED
     const b = await clients.open();
     const lease = await new Mutex(a, '/locks/kept-lost').acquire({ keepNodeUntilRelease: true });
+    const queued = clients.waiting(b, '/locks/kept-lost');
     const next = new Mutex(b, '/locks/kept-lost').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/kept-lost').length === 2);
+    await queued;
     server.expireSession(a.sessionId);
-    await eventually(() => lease.signal.aborted, 5000, 'the signal');
+    await aborted(lease.signal);
     expect(endOf(lease)).toBe('lost');
     const l2 = await next; // the session's end removed the node: the successor needs no release
     const t0 = performance.now();
@@ -144,7 +162,7 @@ describe('Mutex under faults', () => {
     const mutex = new Mutex(a, '/locks/kept-close');
     const lease = await mutex.acquire({ keepNodeUntilRelease: true });
     server.dropConnection(a.sessionId);
-    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    await aborted(lease.signal);
     await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
     expect(server.node(lease.path)).toBeDefined();
     expect(mutex.isAcquiredInThisProcess()).toBe(false);
@@ -156,15 +174,19 @@ describe('Mutex under faults', () => {
   it('under the session policy a lease survives SUSPENDED and RECONNECTED, and is re-checked', async () => {
     setup();
     const a = await clients.open({ errorPolicy: 'session' });
+    const reads = (path: string) => (r: { type: number; path?: string }) => r.type === OpCode.getData && r.path === path;
+    const armed = clients.answered(a, (r) => r.type === OpCode.getData && r.path.startsWith('/locks/keep/'));
     const lease = await new Mutex(a, '/locks/keep').acquire();
+    await armed; // the lease's watch on its node
+    const rechecked = clients.answered(a, reads(lease.path));
     server.dropConnection(a.sessionId);
     await a.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 2000 });
     await a.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
-    await sleep(50);
+    await rechecked; // RECONNECTED re-read the node: still ours
     expect(lease.isHeld()).toBe(true);
     expect(lease.signal.aborted).toBe(false);
     // The node's watch came back with the reconnect: a deletion is still noticed.
-    await eventually(() => server.watchesOf(a.sessionId).data.includes(lease.path), 2000, 'the node watch');
+    expect(server.watchesOf(a.sessionId).data).toContain(lease.path);
     await lease.release();
     expect(ephemeralsUnder(server, '/locks/keep')).toEqual([]);
   });
@@ -174,8 +196,9 @@ describe('Mutex under faults', () => {
     const a = await clients.open({ errorPolicy: 'session' });
     const b = await clients.open();
     const lease = await new Mutex(a, '/locks/lostreply').acquire();
+    const queued = clients.waiting(b, '/locks/lostreply');
     const next = new Mutex(b, '/locks/lostreply').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/lostreply').length === 2);
+    await queued;
     server.loseNextReply(a.sessionId);
     await lease.release();
     expect(server.node(lease.path)).toBeUndefined();
@@ -202,8 +225,9 @@ describe('Mutex under faults', () => {
     setup();
     const [a, b] = await clients.openMany(2);
     const lease = await new Mutex(a, '/locks/wait-susp').acquire();
+    const waiting = clients.waiting(b, '/locks/wait-susp');
     const next = new Mutex(b, '/locks/wait-susp').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/wait-susp').length === 2);
+    await waiting;
     const queued = ephemeralsUnder(server, '/locks/wait-susp');
     server.dropConnection(b.sessionId);
     await b.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
@@ -217,12 +241,16 @@ describe('Mutex under faults', () => {
     setup();
     const [a, b] = await clients.openMany(2);
     const lease = await new Mutex(a, '/locks/wait-lost').acquire();
+    const queued = clients.waiting(b, '/locks/wait-lost');
     const next = new Mutex(b, '/locks/wait-lost').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/wait-lost').length === 2);
+    await queued;
     const old = b.sessionId;
+    const requeued = clients.waiting(b, '/locks/wait-lost');
     server.expireSession(old);
-    await eventually(() => b.sessionId !== 0n && b.sessionId !== old, 5000, 'a new session');
-    await eventually(() => ephemeralsUnder(server, '/locks/wait-lost').length === 2, 3000, 'the waiter to queue again');
+    await requeued; // in a new session, watching the holder again
+    expect(b.sessionId).not.toBe(old);
+    expect(b.sessionId).not.toBe(0n);
+    expect(ephemeralsUnder(server, '/locks/wait-lost')).toHaveLength(2);
     await lease.release();
     const l2 = await next;
     expect(server.node(l2.path)!.stat.ephemeralOwner).toBe(b.sessionId);

@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EventType } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseLostError, Mutex, type Lease } from '../src/index.js';
-import { Clients, countingTransport, ephemeralsUnder, eventually, sleep, startServer } from './harness.js';
+import { aborted, Clients, countingTransport, ephemeralsUnder, gone, roundTrip, startServer } from './harness.js';
+import { OpCode, type Request } from '@tenure/protocol';
+import { nextEvent } from '@tenure/testing';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -35,7 +37,7 @@ describe('Mutex', () => {
           await using lease = await mutex.acquire();
           tokens.push(lease.fencingToken);
           const { data } = await c.getData('/counter');
-          await sleep(0); // give every other worker the chance to interleave, were the lock broken
+          await c.sync('/counter'); // a round trip: every other worker could interleave here, were the lock broken
           await c.setData('/counter', String(Number(data.toString()) + 1));
         }
       }),
@@ -44,7 +46,9 @@ describe('Mutex', () => {
     expect(tokens).toHaveLength(1000);
     for (let i = 1; i < tokens.length; i++) expect(tokens[i]! > tokens[i - 1]!).toBe(true);
     expect(ephemeralsUnder(server, '/locks')).toEqual([]);
-    await eventually(noWatches, 2000, 'no watches left');
+    // Every wake-up consumed its watch and every release's delete removed its own.
+    await roundTrip(admin, ...workers);
+    expect(noWatches()).toBe(true);
   });
 
   it("lays out Curator's nodes: a protected EPHEMERAL_SEQUENTIAL lock- node whose czxid is the token and whose data is the payload", async () => {
@@ -58,7 +62,8 @@ describe('Mutex', () => {
     expect(node.data!.toString()).toBe('host-1');
     // The parent is a container: the server removes it once empty.
     await lease.release();
-    await eventually(() => server.node('/locks/layout') === undefined, 3000, 'the container to be reaped');
+    await gone(c, '/locks/layout');
+    expect(server.node('/locks/layout')).toBeUndefined();
   });
 
   it('tokens rise even when the container parent is removed and re-created (sequence numbers restart)', async () => {
@@ -67,7 +72,7 @@ describe('Mutex', () => {
     const mutex = new Mutex(c, '/locks/reborn');
     const first = await mutex.acquire();
     await first.release();
-    await eventually(() => server.node('/locks/reborn') === undefined, 3000, 'the container to be reaped');
+    await gone(c, '/locks/reborn'); // the container reaped
     const second = await mutex.acquire();
     expect(first.path.endsWith('-lock-0000000000')).toBe(true);
     expect(second.path.endsWith('-lock-0000000000')).toBe(true);
@@ -80,8 +85,14 @@ describe('Mutex', () => {
     const c = await clients.open();
     const mutex = new Mutex(c, '/locks/plain');
     const a = await mutex.acquire();
-    const b = mutex.acquire();
-    await expect(Promise.race([b, sleep(150).then(() => 'waiting')])).resolves.toBe('waiting');
+    // a's own node watch is armed on the next turn: let it be answered, so what follows is b's.
+    await clients.answered(c, (r) => r.type === OpCode.getData && r.path === a.path);
+    let granted = false;
+    const waiting = clients.waiting(c, '/locks/plain');
+    const b = mutex.acquire().then((l) => ((granted = true), l));
+    await waiting; // b watches a's node
+    await roundTrip(c);
+    expect(granted).toBe(false);
     await a.release();
     const lease = await b;
     expect(lease.fencingToken > a.fencingToken).toBe(true);
@@ -128,15 +139,19 @@ describe('Mutex', () => {
     expect(ephemeralsUnder(server, '/locks/t')).toEqual([holder.path]);
 
     const ac = new AbortController();
+    const queued = clients.waiting(waiter, '/locks/t');
     const pending = mutex.acquire({ signal: ac.signal });
-    await eventually(() => ephemeralsUnder(server, '/locks/t').length === 2, 2000, 'the waiter to queue');
+    await queued;
+    expect(ephemeralsUnder(server, '/locks/t')).toHaveLength(2);
     expect(server.watchesOf(waiter.sessionId).data).toEqual([holder.path]);
+    const unwatched = clients.answered(waiter, (r) => r.type === OpCode.removeWatches && r.path === holder.path);
     ac.abort(new Error('changed my mind'));
     const aborted = await pending.catch((e: unknown) => e);
     expect(aborted).toMatchObject({ name: 'AbortError' });
     expect((aborted as Error).cause).toMatchObject({ message: 'changed my mind' });
     expect(ephemeralsUnder(server, '/locks/t')).toEqual([holder.path]);
-    await eventually(() => server.watchesOf(waiter.sessionId).data.length === 0, 2000, 'the waiter watch to be removed');
+    await unwatched; // the waiter took its watch back
+    expect(server.watchesOf(waiter.sessionId).data).toEqual([]);
 
     // Already aborted: nothing is even created.
     await expect(mutex.acquire({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
@@ -152,13 +167,16 @@ describe('Mutex', () => {
     // The waiter's requests are held by the server (a partition) shorter than the read timeout.
     server.silence(waiter.sessionId, 400);
     const ac = new AbortController();
+    const creating = clients.answered(waiter, (r) => r.type === OpCode.create2 && r.path.startsWith('/locks/o/'));
+    const cleanedUp = clients.answered(waiter, (r) => r.type === OpCode.delete && r.path.startsWith('/locks/o/'));
+    const sentCreate = nextEvent(clients.tap(waiter).wire, 'request', (r: Request) => r.type === OpCode.create2);
     const pending = new Mutex(waiter, '/locks/o').acquire({ signal: ac.signal });
-    await sleep(50);
+    await sentCreate; // on the wire, held by the silence
     ac.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     // When the silence ends the create is applied; the client's protected-create clean-up deletes it.
-    await sleep(500);
-    await eventually(() => ephemeralsUnder(server, '/locks/o').length === 1, 3000, 'the orphan to be deleted');
+    await creating;
+    await cleanedUp;
     expect(ephemeralsUnder(server, '/locks/o')).toEqual([holder.path]);
     await holder.release();
   });
@@ -170,10 +188,12 @@ describe('Mutex', () => {
     const first = await new Mutex(cs[0]!, '/locks/herd').acquire();
     const leases: Array<Promise<Lease>> = [];
     for (let i = 1; i <= 20; i++) {
-      leases.push(new Mutex(cs[i]!, '/locks/herd').acquire());
       // Queue them in a known order, so that waiter i holds the lock i-th.
-      await eventually(() => ephemeralsUnder(server, '/locks/herd').length === i + 1, 2000, `waiter ${i} to queue`);
+      const queued = clients.waiting(cs[i]!, '/locks/herd');
+      leases.push(new Mutex(cs[i]!, '/locks/herd').acquire());
+      await queued;
     }
+    expect(ephemeralsUnder(server, '/locks/herd')).toHaveLength(21);
     // Each waiter watches only its immediate predecessor.
     const queue = await new Mutex(cs[0]!, '/locks/herd').participantNodes();
     for (let i = 1; i <= 20; i++) expect(server.watchesOf(cs[i]!.sessionId).data).toEqual([queue[i - 1]]);
@@ -183,7 +203,7 @@ describe('Mutex', () => {
       const before = counted.map((t) => t.events.length);
       await holder.release();
       holder = await leases[i - 1]!;
-      await sleep(20); // any stray event would have arrived by now
+      await roundTrip(...cs); // any stray event would have arrived before these replies
       // Events on a client's own node (its lease's watch) are not wake-ups.
       const woken = counted
         .map((t, k) => ({ k, events: t.events.slice(before[k]).filter((e) => e.path !== queue[k]) }))
@@ -192,17 +212,20 @@ describe('Mutex', () => {
       expect(woken[0]!.events).toEqual([{ type: EventType.NodeDeleted, path: queue[i - 1] }]);
     }
     await holder.release();
-    await eventually(noWatches, 2000, 'no watches left');
+    await roundTrip(...cs);
+    expect(noWatches()).toBe(true);
   });
 
   it('the signal aborts when our node is deleted by someone else, and the next waiter gets the lock', async () => {
     setup();
     const [a, b, admin] = await clients.openMany(3);
     const lease = await new Mutex(a, '/locks/d').acquire();
+    const queued = clients.listed(b, '/locks/d');
     const next = new Mutex(b, '/locks/d').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/d').length === 2);
+    await queued;
+    expect(ephemeralsUnder(server, '/locks/d')).toHaveLength(2);
     await admin.delete(lease.path);
-    await eventually(() => lease.signal.aborted, 2000, 'the signal');
+    await aborted(lease.signal);
     expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
     expect((lease.signal.reason as LeaseLostError).end).toBe('deleted');
     expect(lease.isHeld()).toBe(false);
@@ -218,8 +241,10 @@ describe('Mutex', () => {
     const holder = await new Mutex(b, '/locks/close').acquire();
     const mutex = new Mutex(a, '/locks/close');
     const own = await new Mutex(a, '/locks/close2').acquire();
+    const queued = clients.listed(a, '/locks/close');
     const pending = mutex.acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/close').length === 2);
+    await queued;
+    expect(ephemeralsUnder(server, '/locks/close')).toHaveLength(2);
     await mutex.close();
     await expect(pending).rejects.toMatchObject({ name: 'ClosedError' });
     await expect(mutex.acquire()).rejects.toMatchObject({ name: 'ClosedError' });
@@ -238,9 +263,11 @@ describe('Mutex', () => {
     setup();
     const [a, b] = await clients.openMany(2);
     const lease = await new Mutex(a, '/locks/cc').acquire();
+    const queued = [clients.listed(a, '/locks/cc'), clients.listed(b, '/locks/cc')];
     const pending = new Mutex(a, '/locks/cc').acquire();
     const waiter = new Mutex(b, '/locks/cc').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/cc').length === 3);
+    await Promise.all(queued);
+    expect(ephemeralsUnder(server, '/locks/cc')).toHaveLength(3);
     await a.close();
     expect((lease.signal.reason as LeaseLostError).end).toBe('closed');
     await expect(pending).rejects.toMatchObject({ name: 'ClosedError' });
@@ -277,8 +304,10 @@ describe('Mutex', () => {
     const m = new Mutex(a, '/locks/p');
     expect(await m.participantNodes()).toEqual([]);
     const l = await m.acquire();
+    const queued = clients.listed(b, '/locks/p');
     const w = new Mutex(b, '/locks/p').acquire();
-    await eventually(() => ephemeralsUnder(server, '/locks/p').length === 2);
+    await queued;
+    expect(ephemeralsUnder(server, '/locks/p')).toHaveLength(2);
     const nodes = await m.participantNodes();
     expect(nodes[0]).toBe(l.path);
     expect(nodes).toHaveLength(2);

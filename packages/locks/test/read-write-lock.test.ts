@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { LockUpgradeError, ReadWriteLock } from '../src/index.js';
-import { Clients, ephemeralsUnder, eventually, sleep, startServer } from './harness.js';
+import { Clients, ephemeralsUnder, roundTrip, settledOn, startServer, tracked } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -15,8 +15,6 @@ afterEach(async () => {
   await server.close();
 });
 
-const pending = <T>(p: Promise<T>, ms = 150): Promise<T | 'waiting'> => Promise.race([p, sleep(ms).then(() => 'waiting' as const)]);
-
 describe('ReadWriteLock', () => {
   it("uses Curator's __READ__ and __WRIT__ names; readers share, writers exclude", async () => {
     setup();
@@ -25,19 +23,24 @@ describe('ReadWriteLock', () => {
     const r2 = await new ReadWriteLock(b, '/rw/x').readLock.acquire();
     expect(r1.path).toMatch(/^\/rw\/x\/_c_[0-9a-f-]{36}-__READ__\d{10}$/);
     expect(r1.fencingToken).not.toBe(r2.fencingToken); // every read lease has its own token
-    const w = new ReadWriteLock(c, '/rw/x').writeLock.acquire();
-    expect(await pending(w)).toBe('waiting');
+    let waiting = clients.waiting(c, '/rw/x');
+    const w = tracked(new ReadWriteLock(c, '/rw/x').writeLock.acquire());
+    await waiting;
+    expect(w.settled).toBe(false);
     await r1.release();
-    expect(await pending(w)).toBe('waiting');
+    await settledOn(c);
+    expect(w.settled).toBe(false);
     await r2.release();
-    const wl = await w;
+    const wl = await w.promise;
     expect(wl.path).toMatch(/-__WRIT__\d{10}$/);
     expect(wl.fencingToken > r2.fencingToken).toBe(true);
     // A reader behind a writer waits, even though only the writer holds.
-    const r3 = new ReadWriteLock(a, '/rw/x').readLock.acquire();
-    expect(await pending(r3)).toBe('waiting');
+    waiting = clients.waiting(a, '/rw/x');
+    const r3 = tracked(new ReadWriteLock(a, '/rw/x').readLock.acquire());
+    await waiting;
+    expect(r3.settled).toBe(false);
     await wl.release();
-    await (await r3).release();
+    await (await r3.promise).release();
     expect(ephemeralsUnder(server, '/rw/x')).toEqual([]);
   });
 
@@ -45,15 +48,20 @@ describe('ReadWriteLock', () => {
     setup();
     const [a, b, c] = await clients.openMany(3);
     const r1 = await new ReadWriteLock(a, '/rw/fair').readLock.acquire();
+    const writerWaits = clients.waiting(b, '/rw/fair');
     const w = new ReadWriteLock(b, '/rw/fair').writeLock.acquire();
-    await eventually(() => ephemeralsUnder(server, '/rw/fair').length === 2);
-    const r2 = new ReadWriteLock(c, '/rw/fair').readLock.acquire();
-    expect(await pending(r2)).toBe('waiting');
+    await writerWaits;
+    expect(ephemeralsUnder(server, '/rw/fair')).toHaveLength(2);
+    const readerWaits = clients.waiting(c, '/rw/fair');
+    const r2 = tracked(new ReadWriteLock(c, '/rw/fair').readLock.acquire());
+    await readerWaits;
+    expect(r2.settled).toBe(false);
     await r1.release();
     const wl = await w;
-    expect(await pending(r2)).toBe('waiting');
+    await settledOn(c);
+    expect(r2.settled).toBe(false);
     await wl.release();
-    await (await r2).release();
+    await (await r2.promise).release();
   });
 
   it('downgrade: the writer takes the read lock at once (Curator: EPHEMERAL at the writer sequence), then releases the write lock', async () => {
@@ -62,22 +70,29 @@ describe('ReadWriteLock', () => {
     const rw = new ReadWriteLock(a, '/rw/down');
     const owner = 'job-1';
     const w = await rw.writeLock.acquire({ owner });
-    const otherWriter = new ReadWriteLock(b, '/rw/down').writeLock.acquire();
-    await eventually(() => ephemeralsUnder(server, '/rw/down').length === 2);
+    let writerWaits = clients.waiting(b, '/rw/down');
+    const otherWriter = tracked(new ReadWriteLock(b, '/rw/down').writeLock.acquire());
+    await writerWaits;
+    expect(ephemeralsUnder(server, '/rw/down')).toHaveLength(2);
     const r = await rw.readLock.acquire({ owner, timeoutMs: 2000 });
     const seq = w.path.slice(-10);
     expect(r.path).toMatch(new RegExp(`-__READ__${seq}$`));
     expect(r.fencingToken > w.fencingToken).toBe(true);
+    writerWaits = clients.waiting(b, '/rw/down');
     await w.release();
-    // Still reading: the other writer waits for our read lease, and a new reader queues behind that writer.
-    expect(await pending(otherWriter)).toBe('waiting');
-    const reader = new ReadWriteLock(c, '/rw/down').readLock.acquire();
-    expect(await pending(reader)).toBe('waiting');
+    // Still reading: the other writer, woken by the release, waits again, for our read lease; a new reader queues behind that writer.
+    await writerWaits;
+    expect(otherWriter.settled).toBe(false);
+    const readerWaits = clients.waiting(c, '/rw/down');
+    const reader = tracked(new ReadWriteLock(c, '/rw/down').readLock.acquire());
+    await readerWaits;
+    expect(reader.settled).toBe(false);
     await r.release();
-    const ow = await otherWriter;
-    expect(await pending(reader)).toBe('waiting');
+    const ow = await otherWriter.promise;
+    await settledOn(c);
+    expect(reader.settled).toBe(false);
     await ow.release();
-    await (await reader).release();
+    await (await reader.promise).release();
     expect(ephemeralsUnder(server, '/rw/down')).toEqual([]);
   });
 
@@ -118,7 +133,9 @@ describe('ReadWriteLock', () => {
     await expect(rw.readLock.acquire({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
     await expect(rw.writeLock.acquire({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(ephemeralsUnder(server, '/rw/t')).toEqual([w.path]);
-    await eventually(() => server.watchesOf(b.sessionId).data.length === 0, 2000, 'no watches');
+    // Each timed-out wait sent its removeWatches before its delete: a round trip orders after both.
+    await roundTrip(b);
+    expect(server.watchesOf(b.sessionId).data).toEqual([]);
     await w.release();
     await rw.close();
   });

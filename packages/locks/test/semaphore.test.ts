@@ -3,7 +3,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseCountError, Semaphore, SemaphoreMutex, type Lease } from '../src/index.js';
-import { Clients, ephemeralsUnder, eventually, sleep, startServer } from './harness.js';
+import { OpCode } from '@tenure/protocol';
+import {
+  aborted,
+  Clients,
+  ephemeralsUnder,
+  eventually,
+  gone,
+  roundTrip,
+  sleep,
+  startServer,
+  tracked,
+  watchingChildren,
+} from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -15,8 +27,6 @@ afterEach(async () => {
   await clients.closeAll();
   await server.close();
 });
-
-const pending = <T>(p: Promise<T>, ms = 150): Promise<T | 'waiting'> => Promise.race([p, sleep(ms).then(() => 'waiting' as const)]);
 
 /** Lease holders across every client: the limit is checked whenever a lease is granted. */
 class Occupancy {
@@ -42,12 +52,15 @@ describe('Semaphore', () => {
     setup();
     const c = await clients.open();
     const sem = new Semaphore(c, '/sem/layout', 2, { data: 'worker-1' });
+    // The acquire lets the next acquirer go without waiting for the gate's delete.
+    const gateReleased = clients.answered(c, (r) => r.type === OpCode.delete && r.path.startsWith('/sem/layout/locks/'));
     const [a, b] = await sem.acquire(2);
     expect(a!.path).toMatch(/^\/sem\/layout\/leases\/_c_[0-9a-f-]{36}-lease-\d{10}$/);
     expect(server.node(a!.path)!.data!.toString()).toBe('worker-1');
     expect(a!.fencingToken).not.toBe(b!.fencingToken); // each lease has its own token
     expect(server.node(a!.path)!.stat.czxid).toBe(a!.fencingToken);
-    await eventually(() => ephemeralsUnder(server, '/sem/layout/locks').length === 0, 2000, 'the gate mutex to be released');
+    await gateReleased;
+    expect(ephemeralsUnder(server, '/sem/layout/locks')).toEqual([]);
     expect((await sem.participantNodes()).sort()).toEqual([a!.path, b!.path].map((p) => p.slice(p.lastIndexOf('/') + 1)).sort());
     await a!.release();
     expect(b!.isHeld()).toBe(true);
@@ -60,13 +73,17 @@ describe('Semaphore', () => {
     const [a, b] = await clients.openMany(2);
     const held = await new Semaphore(a, '/sem/aon', 3).acquire(2);
     const sem = new Semaphore(b, '/sem/aon', 3);
+    const unwatched = clients.answered(b, (r) => r.type === OpCode.removeWatches && r.path === '/sem/aon/leases');
     await expect(sem.acquire(2, { timeoutMs: 150 })).rejects.toMatchObject({ name: 'TimeoutError' });
     expect(ephemeralsUnder(server, '/sem/aon').sort()).toEqual(held.map((l) => l.path).sort());
-    await eventually(() => server.watchesOf(b.sessionId).child.length === 0, 2000, 'no child watch left');
-    const two = sem.acquire(2);
-    expect(await pending(two)).toBe('waiting');
+    await unwatched;
+    expect(server.watchesOf(b.sessionId).child).toEqual([]);
+    const waiting = clients.answered(b, watchingChildren('/sem/aon/leases'));
+    const two = tracked(sem.acquire(2));
+    await waiting; // its second lease node is over the limit: it watches leases/
+    expect(two.settled).toBe(false);
     await held[0]!.release();
-    const got = await two;
+    const got = await two.promise;
     expect(got).toHaveLength(2);
     for (const l of [...got, held[1]!]) await l.release();
     expect(ephemeralsUnder(server, '/sem/aon')).toEqual([]);
@@ -172,10 +189,11 @@ describe('Semaphore', () => {
   it('a lease ends on SUSPENDED (standard policy) and its node is deleted', async () => {
     setup();
     const c = await clients.open();
+    const observer = await clients.open();
     const l = await new Semaphore(c, '/sem/susp', 2).acquire();
     server.dropConnection(c.sessionId);
-    await eventually(() => l.signal.aborted, 2000, 'the signal');
-    await eventually(() => server.node(l.path) === undefined, 3000, 'the lease node to be deleted');
+    await aborted(l.signal);
+    await gone(observer, l.path); // deleted by the client once it is back
   });
 });
 
@@ -186,12 +204,21 @@ describe('SemaphoreMutex', () => {
     const m = new SemaphoreMutex(a, '/smutex/x');
     const l = await m.acquire();
     expect(l.path).toMatch(/^\/smutex\/x\/leases\/_c_[0-9a-f-]{36}-lease-\d{10}$/);
-    expect(await pending(m.acquire())).toBe('waiting'); // same object, same caller: waits
+    const watching = clients.answered(a, watchingChildren('/smutex/x/leases'));
+    const second = tracked(m.acquire());
+    await watching; // same object, same caller: its lease node is over the limit, and it waits
+    expect(second.settled).toBe(false);
     const other = new SemaphoreMutex(b, '/smutex/x');
     await expect(other.acquire({ timeoutMs: 100 })).rejects.toMatchObject({ name: 'TimeoutError' });
     await l.release();
     await m.close(); // the waiting acquire stops; nothing is left
-    await eventually(() => ephemeralsUnder(server, '/smutex/x').length === 0, 2000, 'nothing left');
+    // Granted by the release, or stopped by the close: either way close() has let it go.
+    await second.promise.then(
+      (lease) => expect(lease.isHeld()).toBe(false),
+      (err: unknown) => expect(err).toMatchObject({ name: 'ClosedError' }),
+    );
+    await roundTrip(a); // the gate's delete, sent without waiting, has been served
+    expect(ephemeralsUnder(server, '/smutex/x')).toEqual([]);
     const l2 = await other.acquire();
     expect(l2.fencingToken > l.fencingToken).toBe(true);
     await l2.release();

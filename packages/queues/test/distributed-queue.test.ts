@@ -2,7 +2,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CreateMode, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { DistributedQueue, decodeFrame, encodeFrame, CorruptItemError, type QueueSerializer } from '@tenure/queues';
-import { TestClients, eventually, noWatches, sleep, startTestServer, subtree } from './harness.js';
+import { OpCode, type Request } from '@tenure/protocol';
+import { nextEvent } from '@tenure/testing';
+import {
+  countingTransport,
+  gone,
+  noWatches,
+  roundTrip,
+  startTestServer,
+  subtree,
+  Taken,
+  TestClients,
+  untilChangedUnder,
+} from './harness.js';
 
 const text: QueueSerializer<string> = { serialize: (s) => Buffer.from(s), deserialize: (b) => b.toString() };
 
@@ -50,7 +62,7 @@ describe('DistributedQueue', () => {
   });
 
   it('without lockPath: items come in order, one after another, each deleted before the consumer sees it', async () => {
-    const got: string[] = [];
+    const got = new Taken<string>();
     const stillThere: boolean[] = [];
     let running = 0;
     let overlap = false;
@@ -65,23 +77,24 @@ describe('DistributedQueue', () => {
         const { children } = await client.getChildren('/q');
         stillThere.push(children.length > 0 && got.length < 20 ? children.length === 23 - got.length : false);
         got.push(item);
-        await sleep(1);
+        await client.sync('/q'); // a round trip inside the consumer: a second delivery would overlap it
         running--;
       },
     });
     await consumer.start();
-    await eventually(() => got.length === 23, 5000, 'all items');
-    expect(got).toEqual([...Array.from({ length: 20 }, (_, i) => `item-${i}`), 'm1', 'm2', 'm3']);
+    await got.until(23);
+    expect(got.items).toEqual([...Array.from({ length: 20 }, (_, i) => `item-${i}`), 'm1', 'm2', 'm3']);
     expect(overlap).toBe(false);
     expect(stillThere.slice(0, 20).every((s) => !s)).toBe(true); // the item's node was gone each time
     await consumer.close();
     await producer.close();
     expect(subtree(server, '/q')).toEqual([]);
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(...clients.all);
+    expect(noWatches(server)).toBe(true);
   });
 
   it('with lockPath: the item and its lock node exist while the consumer runs; both go once it resolves', async () => {
-    const seen: { item: string; itemNodes: string[]; lockNodes: string[] }[] = [];
+    const seen = new Taken<{ item: string; itemNodes: string[]; lockNodes: string[] }>();
     const queue = new DistributedQueue(client, '/q', {
       serializer: text,
       lockPath: '/q-locks',
@@ -96,16 +109,20 @@ describe('DistributedQueue', () => {
     await queue.start();
     const path = await queue.put('one');
     const name = path.slice(3);
-    await eventually(() => seen.length === 1, 3000, 'the item');
-    expect(seen[0]).toEqual({ item: 'one', itemNodes: [name], lockNodes: [name] });
-    await eventually(() => subtree(server, '/q').length === 0 && subtree(server, '/q-locks').length === 0, 2000, 'item and lock deleted');
+    await seen.until(1);
+    expect(seen.items[0]).toEqual({ item: 'one', itemNodes: [name], lockNodes: [name] });
+    await gone(client, path); // the item, then its lock
+    await gone(client, `/q-locks/${name}`);
+    expect(subtree(server, '/q')).toEqual([]);
+    expect(subtree(server, '/q-locks')).toEqual([]);
     expect(server.node(`/q-locks`)).toBeDefined();
     await queue.close();
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(...clients.all);
+    expect(noWatches(server)).toBe(true);
   });
 
   it("errorMode 'requeue' (the default) puts a failed item back in one transaction; 'delete' drops it", async () => {
-    const attempts: string[] = [];
+    const attempts = new Taken<string>();
     const requeue = new DistributedQueue(client, '/rq', {
       serializer: text,
       lockPath: '/rq-locks',
@@ -116,9 +133,9 @@ describe('DistributedQueue', () => {
     });
     await requeue.start();
     const first = await requeue.put('job');
-    await eventually(() => attempts.length === 2, 3000, 'the retry');
-    expect(attempts).toEqual(['job', 'job']);
-    await eventually(() => subtree(server, '/rq').length === 0, 2000, 'consumed');
+    await attempts.until(2); // the retry
+    expect(attempts.items).toEqual(['job', 'job']);
+    await untilChangedUnder(client, '/rq', () => subtree(server, '/rq').length === 0); // consumed
     await requeue.close();
     expect(first).toMatch(/queue-0000000000$/);
 
@@ -134,16 +151,16 @@ describe('DistributedQueue', () => {
     });
     await drop.start();
     await drop.putMulti(['a', 'b']);
-    await eventually(() => subtree(server, '/dq').length === 0, 3000, 'the item dropped');
+    await untilChangedUnder(client, '/dq', () => subtree(server, '/dq').length === 0); // the item dropped
     expect(dropped).toEqual(['a', 'b']); // the rest of the frame is still delivered
-    await sleep(100);
+    await roundTrip(client); // nothing is left to deliver: no request in flight brings it back
     expect(dropped).toEqual(['a', 'b']);
     await drop.close();
     expect(subtree(server, '/dq-locks')).toEqual([]);
   });
 
   it('a requeued multi-item frame is put back whole, under a new sequence', async () => {
-    const attempts: string[] = [];
+    const attempts = new Taken<string>();
     let failed = false;
     const queue = new DistributedQueue(client, '/mq', {
       serializer: text,
@@ -158,13 +175,13 @@ describe('DistributedQueue', () => {
     });
     await queue.start();
     await queue.putMulti(['a', 'b', 'c']);
-    await eventually(() => attempts.length === 5, 3000, 'redelivery');
-    expect(attempts).toEqual(['a', 'b', 'a', 'b', 'c']);
+    await attempts.until(5); // the redelivery
+    expect(attempts.items).toEqual(['a', 'b', 'a', 'b', 'c']);
     await queue.close();
   });
 
   it('a corrupted item is logged and deleted, and the next one is taken', async () => {
-    const got: string[] = [];
+    const got = new Taken<string>();
     const errors: string[] = [];
     const logger = { trace() {}, debug() {}, info() {}, warn() {}, error: (_o: object, msg?: string) => void errors.push(msg ?? '') };
     await client.create('/cq', null);
@@ -172,8 +189,8 @@ describe('DistributedQueue', () => {
     const queue = new DistributedQueue(client, '/cq', { serializer: text, logger, consumer: async (item) => void got.push(item) });
     await queue.start();
     await queue.put('good');
-    await eventually(() => got.length === 1, 3000, 'the good item');
-    expect(got).toEqual(['good']);
+    await got.until(1);
+    expect(got.items).toEqual(['good']);
     expect(errors).toContain('Corrupted queue item');
     expect(subtree(server, '/cq')).toEqual([]);
     await queue.close();
@@ -188,9 +205,9 @@ describe('DistributedQueue', () => {
     await queue.put('2');
     let third = false;
     const putting = queue.put('3').then(() => (third = true));
-    await sleep(150);
-    expect(third).toBe(false);
+    // Another put, behind it, waits out its 50 ms for room: the third one was waiting all along.
     await expect(queue.put('x', { timeoutMs: 50 })).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(third).toBe(false);
     await client.delete('/fq/foreign');
     await putting;
     const got: string[] = [];
@@ -200,27 +217,29 @@ describe('DistributedQueue', () => {
     }
     expect(got).toEqual(['1', '2', '3']);
     await queue.close();
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(client);
+    expect(noWatches(server)).toBe(true);
   });
 
   it('without a consumer the queue is an async iterator; it waits for items and ends when the queue closes', async () => {
     const queue = new DistributedQueue(client, '/iq', { serializer: text });
     await queue.start();
-    const got: string[] = [];
+    const got = new Taken<string>();
     const loop = (async () => {
       for await (const item of queue) got.push(item);
     })();
-    await sleep(50);
+    await roundTrip(client); // the iterator's first listing has been answered: it waits on an empty queue
     const producer = new DistributedQueue(await clients.open(), '/iq', { serializer: text });
     await producer.start();
     await producer.put('a');
     await producer.putMulti(['b', 'c']);
-    await eventually(() => got.length === 3, 3000, 'items');
-    expect(got).toEqual(['a', 'b', 'c']);
+    await got.until(3);
+    expect(got.items).toEqual(['a', 'b', 'c']);
     await queue.close();
     await loop;
     await producer.close();
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(...clients.all);
+    expect(noWatches(server)).toBe(true);
   });
 
   it('with lockPath, an iterator that breaks in the middle of an item leaves it for the next consumer', async () => {
@@ -244,46 +263,53 @@ describe('DistributedQueue', () => {
   });
 
   it('close() stops a consumer mid-item (its signal aborts) and, with lockPath, leaves the item and no lock', async () => {
-    let started = false;
+    const started = new Taken<string>();
     const queue = new DistributedQueue(client, '/sq', {
       serializer: text,
       lockPath: '/sq-locks',
-      consumer: (_item, { signal }) =>
+      consumer: (item, { signal }) =>
         new Promise((_resolve, reject) => {
-          started = true;
+          started.push(item);
           signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
         }),
     });
     await queue.start();
     await queue.put('long');
-    await eventually(() => started, 3000, 'the consumer');
+    await started.until(1); // the consumer is running
     await queue.close();
     expect(subtree(server, '/sq')).toHaveLength(1);
     expect(subtree(server, '/sq-locks')).toEqual([]);
     await expect(queue.put('late')).rejects.toMatchObject({ name: 'ClosedError' });
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(client);
+    expect(noWatches(server)).toBe(true);
   });
 
   it('several consumers share the items: each taken exactly once', async () => {
     const producer = new DistributedQueue(client, '/shared', { serializer: text });
     await producer.start();
     const got = new Map<string, number>();
+    const taken = new Taken<string>();
     const consumers = await Promise.all(
       (await clients.openMany(3)).map(async (c) => {
         const q = new DistributedQueue(c, '/shared', {
           serializer: text,
           lockPath: '/shared-locks',
-          consumer: async (item) => void got.set(item, (got.get(item) ?? 0) + 1),
+          consumer: async (item) => {
+            got.set(item, (got.get(item) ?? 0) + 1);
+            taken.push(item);
+          },
         });
         await q.start();
         return q;
       }),
     );
     await Promise.all(Array.from({ length: 60 }, (_, i) => producer.put(`i${i}`)));
-    await eventually(() => got.size === 60, 5000, 'all items');
-    await sleep(100);
-    expect([...got.values()].every((n) => n === 1)).toBe(true);
+    await taken.until(60);
+    expect(got.size).toBe(60);
+    // The consumers stop; whatever they had in flight has run: still each item exactly once.
     await Promise.all(consumers.map((q) => q.close()));
+    expect(taken.length).toBe(60);
+    expect([...got.values()].every((n) => n === 1)).toBe(true);
     await producer.close();
   });
   it("an item whose lock another consumer holds is taken as soon as that lock goes (its holder's session ended), with no new put", async () => {
@@ -292,19 +318,28 @@ describe('DistributedQueue', () => {
     await producer.start();
     const path = await producer.put('held');
     await other.create(`/lq-locks/${path.slice(4)}`, null, { mode: CreateMode.EPHEMERAL });
-    const got: string[] = [];
-    const queue = new DistributedQueue(await clients.open(), '/lq', {
+    const got = new Taken<string>();
+    const wire = countingTransport(server.transport());
+    const lockPath = `/lq-locks/${path.slice(4)}`;
+    // The consumer finds the item locked and watches that lock.
+    const watching = nextEvent(
+      wire.counts.replies,
+      'reply',
+      (r: Request) => r.type !== OpCode.ping && 'watch' in r && r.watch && r.path === lockPath,
+    );
+    const queue = new DistributedQueue(await clients.open({ transport: wire }), '/lq', {
       serializer: text,
       lockPath: '/lq-locks',
       consumer: async (item) => void got.push(item),
     });
     await queue.start();
-    await sleep(100);
-    expect(got).toEqual([]);
+    await watching;
+    expect(got.items).toEqual([]);
     await other.close();
-    await eventually(() => got.length === 1, 3000, 'the item once its lock is gone');
+    await got.until(1); // the item, once its lock is gone
     await queue.close();
     await producer.close();
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(...clients.all.filter((c) => !c.closed));
+    expect(noWatches(server)).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import { CreateMode, createClient, RetryPolicies, type Client } from '@tenure/cl
 import { OpCode } from '@tenure/protocol';
 import type { EmbeddedServer } from '@tenure/server';
 import { DistributedQueue, SimpleDistributedQueue, encodeFrame } from '@tenure/queues';
-import { countingTransport, eventually, startTestServer, TestClients, type RequestCounts } from './harness.js';
+import { countingTransport, startTestServer, TestClients, type RequestCounts } from './harness.js';
 
 async function fill(client: Client, path: string, prefix: string, n: number, data: (i: number) => Buffer): Promise<void> {
   await client.create(path, null).catch(() => {});
@@ -48,14 +48,16 @@ describe('draining costs O(n) reads', () => {
     const { client, counts } = await countingClient();
     let got = 0;
     let inOrder = true;
+    let drained!: () => void;
+    const all = new Promise<void>((resolve) => (drained = resolve));
     const queue = new DistributedQueue(client, path, {
       consumer: async (item) => {
         if (Number(item.toString()) !== got) inOrder = false;
-        got++;
+        if (++got === n) drained();
       },
     });
     await queue.start();
-    await eventually(() => got === n, 60_000, `${n} items`);
+    await all; // the consumer took the n-th item
     await queue.close();
     expect(inOrder).toBe(true);
     return counts;

@@ -12,7 +12,8 @@ import {
   priorityName,
   type QueueSerializer,
 } from '@tenure/queues';
-import { TestClients, eventually, noWatches, sleep, startTestServer, subtree } from './harness.js';
+import { ManualClock } from '@tenure/testing';
+import { noWatches, roundTrip, startTestServer, subtree, Taken, TestClients } from './harness.js';
 
 const text: QueueSerializer<string> = { serialize: (s) => Buffer.from(s), deserialize: (b) => b.toString() };
 
@@ -78,47 +79,70 @@ describe('the other queues', () => {
   });
 
   it('DistributedPriorityQueue: an urgent item put during a long batch is taken after minItemsBeforeRefresh items', async () => {
-    const got: string[] = [];
+    const got = new Taken<string>();
     const producer = new DistributedPriorityQueue(client, '/pq2', { serializer: text });
     await producer.start();
     for (let i = 0; i < 20; i++) await producer.put(`low-${i}`, 100);
-    const queue = new DistributedPriorityQueue(await clients.open(), '/pq2', {
+    const consumerClient = await clients.open();
+    const queue = new DistributedPriorityQueue(consumerClient, '/pq2', {
       serializer: text,
       minItemsBeforeRefresh: 2,
       consumer: async (item) => {
         got.push(item);
         if (got.length === 3) await producer.put('urgent', 1);
-        await sleep(2);
+        await consumerClient.sync('/pq2'); // some work: a round trip per item
       },
     });
     await queue.start();
-    await eventually(() => got.length === 21, 5000, 'all items');
-    expect(got.indexOf('urgent')).toBeLessThan(8);
+    await got.until(21);
+    expect(got.items.indexOf('urgent')).toBeLessThan(8);
     await queue.close();
     await producer.close();
   });
 
   it('DistributedDelayQueue: an item is taken no earlier than its time; the wait is cleared on close', async () => {
-    const got: { item: string; at: number }[] = [];
-    const queue = new DistributedDelayQueue(client, '/dq', {
+    // The due times and the queue's wait are on one manual clock, so each item is taken at exactly its time.
+    const clock = new ManualClock();
+    await clients.closeAll();
+    await server.close();
+    server = startTestServer({ clock });
+    clients = new TestClients(() => server.transport());
+    const c = await clients.open({ clock });
+    const got = new Taken<{ item: string; at: number }>();
+    const queue = new DistributedDelayQueue(c, '/dq', {
       serializer: text,
-      consumer: async (item) => void got.push({ item, at: Date.now() }),
+      now: () => clock.now(),
+      consumer: async (item) => void got.push({ item, at: clock.now() }),
     });
     await queue.start();
-    const now = Date.now();
+    const now = clock.now();
     await queue.put('later', now + 400);
     await queue.put('soon', now + 150);
     await queue.put('past', now - 1000);
-    await eventually(() => got.length === 3, 3000, 'all items');
-    expect(got.map((g) => g.item)).toEqual(['past', 'soon', 'later']);
-    expect(got[1]!.at).toBeGreaterThanOrEqual(now + 150);
-    expect(got[2]!.at).toBeGreaterThanOrEqual(now + 400);
+    await got.until(1);
+    await clock.advance(149);
+    expect(got.items.map((g) => g.item)).toEqual(['past']); // nothing before its time
+    await clock.advance(1);
+    await got.until(2);
+    await clock.advance(249);
+    expect(got.length).toBe(2);
+    await clock.advance(1);
+    await got.until(3);
+    expect(got.items.map((g) => g.item)).toEqual(['past', 'soon', 'later']);
+    expect(got.items[1]!.at).toBe(now + 150);
+    expect(got.items[2]!.at).toBe(now + 400);
     // Waiting for a far item: close() ends that wait (no timer left).
-    await queue.put('far', Date.now() + 60_000);
-    await sleep(50);
+    await queue.put('far', clock.now() + 60_000);
+    await clock.advance(1_000); // the queue has seen it and waits for its time
+    expect(got.length).toBe(3);
+    const armed = clock.pending;
     await queue.close();
+    expect(clock.pending).toBe(armed - 1); // its wait's timer, cleared
+    await clock.advance(60_000);
+    expect(got.length).toBe(3);
     expect(subtree(server, '/dq')).toHaveLength(1);
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(c);
+    expect(noWatches(server)).toBe(true);
   });
 
   it('DistributedIdQueue: FIFO over ids; remove(id) deletes every item with that exact id', async () => {
@@ -144,21 +168,25 @@ describe('the other queues', () => {
   });
 
   it('DistributedIdQueue with lockPath: a failed item is re-queued under its id', async () => {
-    let attempts = 0;
+    const attempts = new Taken<string>();
+    let checked!: () => void;
+    const check = new Promise<void>((resolve) => (checked = resolve));
     const queue = new DistributedIdQueue(client, '/idr', {
       serializer: text,
       lockPath: '/idr-locks',
-      consumer: async () => {
-        if (++attempts === 1) {
+      consumer: async (item) => {
+        attempts.push(item);
+        if (attempts.length === 1) {
           throw new Error('once');
         }
-        await sleep(200);
+        await check; // the retry holds the item until the test has looked at it
       },
     });
     await queue.start();
     await queue.put('x', 'job-7');
-    await eventually(() => attempts === 2, 3000, 'the retry');
+    await attempts.until(2); // the retry
     expect((await client.getChildren('/idr')).children).toEqual([expect.stringMatching(/^queue-\|job-7\|\d{10}$/)]);
+    checked();
     await queue.close();
   });
 
@@ -178,7 +206,7 @@ describe('the other queues', () => {
     expect((await queue.remove()).toString()).toBe('two');
     await expect(queue.take({ timeoutMs: 50 })).rejects.toMatchObject({ name: 'TimeoutError' });
     const taking = queue.take();
-    await sleep(30);
+    await roundTrip(client); // its listing has been answered: it waits on an empty queue
     const other = new SimpleDistributedQueue(await clients.open(), '/sq');
     await other.offer('three');
     expect((await taking).toString()).toBe('three');
@@ -192,7 +220,7 @@ describe('the other queues', () => {
   it('SimpleDistributedQueue: concurrent takers get each item exactly once; close leaves no watch', async () => {
     const producer = new SimpleDistributedQueue(client, '/sq2');
     const takers = (await clients.openMany(3)).map((c) => new SimpleDistributedQueue(c, '/sq2'));
-    const got: string[] = [];
+    const got = new Taken<string>();
     const taking = takers.map(async (q) => {
       for (;;) {
         const item = await q.take().catch(() => null);
@@ -201,12 +229,13 @@ describe('the other queues', () => {
       }
     });
     for (let i = 0; i < 40; i++) await producer.offer(String(i));
-    await eventually(() => got.length === 40, 5000, 'all items');
+    await got.until(40);
     await Promise.all(takers.map((q) => q.close()));
     await Promise.all(taking);
-    expect(new Set(got).size).toBe(40);
+    expect(new Set(got.items).size).toBe(40);
     await producer.close();
-    await eventually(() => noWatches(server), 2000, 'no watches left');
+    await roundTrip(...clients.all);
+    expect(noWatches(server)).toBe(true);
     await expect(producer.offer('x')).rejects.toMatchObject({ name: 'ClosedError' });
   });
 });

@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RetryPolicies } from '@tenure/client';
-import { OpCode } from '@tenure/protocol';
-import { TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { OpCode, type Request } from '@tenure/protocol';
+import { TestingServer, expireSession, nextEvent, realZooKeeper } from '@tenure/testing';
 import { DistributedPriorityQueue, DistributedQueue, SimpleDistributedQueue, type QueueSerializer } from '../src/index.js';
-import { TestClients, countingTransport, eventually, sleep } from './harness.js';
+import { TestClients, countingTransport, roundTrip, Taken } from './harness.js';
 
 const zk = realZooKeeper();
 const text: QueueSerializer<string> = { serialize: (s) => Buffer.from(s), deserialize: (b) => b.toString() };
@@ -30,12 +30,17 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
 
   it('3 producers and 3 lock-safe consumers: 300 items, each exactly once; nothing left after close', async () => {
     const got = new Map<string, number>();
+    const taken = new Taken<string>();
+    const consumerClients = await clients.openMany(3);
     const consumers = await Promise.all(
-      (await clients.openMany(3)).map(async (c) => {
+      consumerClients.map(async (c) => {
         const q = new DistributedQueue(c, '/zk/shared', {
           serializer: text,
           lockPath: '/zk/shared-locks',
-          consumer: async (item) => void got.set(item, (got.get(item) ?? 0) + 1),
+          consumer: async (item) => {
+            got.set(item, (got.get(item) ?? 0) + 1);
+            taken.push(item);
+          },
         });
         await q.start();
         return q;
@@ -53,14 +58,18 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
         for (let i = 0; i < 100; i++) await q.put(`${p}-${i}`);
       }),
     );
-    await eventually(() => got.size === 300, 20_000, '300 items');
-    await sleep(200);
-    expect([...got.values()].every((n) => n === 1)).toBe(true);
+    await taken.until(300, 20_000);
+    expect(got.size).toBe(300);
+    // The consumers stop; whatever they had in flight has run: still each item exactly once.
     await Promise.all([...consumers, ...producers].map((q) => q.close()));
+    expect(taken.length).toBe(300);
+    expect([...got.values()].every((n) => n === 1)).toBe(true);
     const admin = await clients.open();
     expect((await admin.getChildren('/zk/shared')).children).toEqual([]);
     expect((await admin.getChildren('/zk/shared-locks')).children).toEqual([]);
-    await eventually(async () => !(await server.fourLetterWord('wchp')).includes('/zk/shared'), 5000, 'no watch left on the queue');
+    // close() awaited each removeWatches; a round trip on each consumer orders after anything else in flight.
+    await roundTrip(...consumerClients);
+    expect(await server.fourLetterWord('wchp')).not.toContain('/zk/shared');
   });
 
   it('a lock-safe consumer whose session expires mid-item loses its lock; another consumer takes the item', async () => {
@@ -68,30 +77,37 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
     const producer = new DistributedQueue(producerClient, '/zk/expire', { serializer: text });
     await producer.start();
     await producer.put('fragile');
-    let started = false;
+    const started = new Taken<string>();
     const doomedClient = await clients.open({ sessionTimeoutMs: 2000 });
     const doomed = new DistributedQueue(doomedClient, '/zk/expire', {
       serializer: text,
       lockPath: '/zk/expire-locks',
-      consumer: () => {
-        started = true;
+      consumer: (item) => {
+        started.push(item);
         return new Promise(() => {});
       },
     });
     await doomed.start();
-    await eventually(() => started, 10_000, 'the doomed consumer takes the item');
-    const got: string[] = [];
-    const other = new DistributedQueue(await clients.open(), '/zk/expire', {
+    await started.until(1, 10_000); // the doomed consumer takes the item
+    const got = new Taken<string>();
+    const wire = countingTransport(server.transport());
+    // The other consumer finds the item locked and watches that lock.
+    const watching = nextEvent(
+      wire.counts.replies,
+      'reply',
+      (r: Request) => 'watch' in r && r.watch && r.path.startsWith('/zk/expire-locks/'),
+    );
+    const other = new DistributedQueue(await clients.open({ transport: wire }), '/zk/expire', {
       serializer: text,
       lockPath: '/zk/expire-locks',
       consumer: async (i) => void got.push(i),
     });
     await other.start();
-    await sleep(200);
-    expect(got).toEqual([]);
+    await watching;
+    expect(got.items).toEqual([]);
     await expireSession(doomedClient);
-    await eventually(() => got.length === 1, 10_000, 'the other consumer gets the item');
-    expect(got).toEqual(['fragile']);
+    await got.until(1, 10_000); // the other consumer gets the item
+    expect(got.items).toEqual(['fragile']);
     await other.close();
     await producer.close();
   });
@@ -106,12 +122,12 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
     clients.all.push(client);
     await client.start();
     transport.counts.reset();
-    const got: string[] = [];
+    const got = new Taken<string>();
     const queue = new DistributedQueue(client, '/zk/drain', { serializer: text, consumer: async (i) => void got.push(i) });
     await queue.start();
-    await eventually(() => got.length === 2000, 30_000, '2,000 items');
+    await got.until(2000, 30_000);
     await queue.close();
-    expect(got).toEqual([...got].sort());
+    expect(got.items).toEqual([...got.items].sort());
     expect(transport.counts.byType.get(OpCode.getData)).toBe(2000);
     expect(transport.counts.byType.get(OpCode.getChildren2) ?? 0).toBeLessThanOrEqual(5);
     expect(transport.counts.childNamesRead).toBeLessThanOrEqual(2200);
@@ -132,7 +148,7 @@ describe.skipIf(!zk.available)('queues on ZooKeeper 3.8', () => {
     expect(got).toEqual(['high', 'low']);
     await using sq = new SimpleDistributedQueue(client, '/zk/simple');
     const taking = sq.take({ timeoutMs: 5000 });
-    await sleep(50);
+    await roundTrip(client); // its listing has been answered: it waits on an empty queue
     await new SimpleDistributedQueue(await clients.open(), '/zk/simple').offer('x');
     expect((await taking).toString()).toBe('x');
   });

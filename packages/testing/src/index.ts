@@ -31,3 +31,4 @@ export {
   type CertificateName,
 } from './tls-certificates.js';
 export { TlsTestingServer, javaClientFlags, NETTY_JARS, type TlsTestingServerOptions } from './zookeeper-tls.js';
+export { nextEvent, type EventSource, type NextEventOptions } from './next-event.js';
