@@ -32,3 +32,4 @@ export {
 } from './tls-certificates.js';
 export { TlsTestingServer, javaClientFlags, NETTY_JARS, type TlsTestingServerOptions } from './zookeeper-tls.js';
 export { nextEvent, type EventSource, type NextEventOptions } from './next-event.js';
+export { EventLog } from './event-log.js';
