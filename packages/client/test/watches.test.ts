@@ -58,7 +58,7 @@ describe('one-shot watches', () => {
 
   it('a watch set before dropConnection fires after the reconnect for a change made while away', async () => {
     server = startServer();
-    const { client: c, states } = await open({ sessionTimeoutMs: 2000 });
+    const { client: c, states } = await open({ sessionTimeoutMs: 1500 });
     const { client: other } = await open();
     await other.create('/d', 'v0');
     await other.create('/k');
@@ -67,7 +67,7 @@ describe('one-shot watches', () => {
     await c.getData('/d', { watch: log });
     await c.getChildren('/k', { watch: log });
     expect(await c.exists('/later', { watch: log })).toBeNull();
-    away(c, 1700); // read timeout 1333 ms, LOST deadline 2000 ms
+    away(c, 1200); // read timeout 1000 ms, LOST deadline 1500 ms
     await c.waitForState(ConnectionState.SUSPENDED);
     // While the client is away (its server-side watches died with its connection):
     await other.setData('/d', 'v1');
@@ -175,11 +175,11 @@ describe('persistent watches', () => {
 
   it('reports reset after a reconnect when the server moved on meanwhile', async () => {
     server = startServer();
-    const { client: c } = await open({ sessionTimeoutMs: 2000 });
+    const { client: c } = await open({ sessionTimeoutMs: 1500 });
     const { client: other } = await open();
     const got = new EventLog<PersistentWatchEvent>();
     const watch = await c.addWatch('/p', { listener: (e) => got.push(e) });
-    away(c, 1700);
+    away(c, 1200);
     await c.waitForState(ConnectionState.SUSPENDED);
     await other.create('/p'); // missed: persistent watches get no catch-up events
     await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
