@@ -19,7 +19,7 @@ import {
   digestId,
   type Client,
 } from '../src/index.js';
-import { connect, eventually, startServer } from './harness.js';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -92,7 +92,10 @@ describe('operations', () => {
     await c.delete('/a/b/c');
     await c.delete('/k/l/m');
     // Container parents are reaped once empty; persistent parents stay.
-    await eventually(async () => (await c.exists('/k')) === null, 3000, 'containers reaped');
+    let reaped!: (type: string) => void;
+    const gone = new Promise<string>((resolve) => (reaped = resolve));
+    if ((await c.exists('/k', { watch: (e) => reaped(e.type) })) !== null) expect(await gone).toBe('NodeDeleted');
+    expect(await c.exists('/k')).toBeNull(); // containers reaped
     expect(await c.exists('/a/b')).not.toBeNull();
   });
 

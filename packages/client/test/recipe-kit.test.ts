@@ -12,7 +12,7 @@ import {
   type Logger,
   type WatchEvent,
 } from '../src/index.js';
-import { connect, countingClock, eventually, startServer } from './harness.js';
+import { connect, countingClock, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -106,7 +106,8 @@ describe('trackingWatches', () => {
     expect(persistent.closed).toBe(true);
     expect(events.map((e) => e.type).sort()).toEqual(['ChildWatchRemoved', 'DataWatchRemoved', 'DataWatchRemoved']);
     expect(tracked.trackedWatchCount).toBe(0);
-    await eventually(() => expect(server.watchCounts().get(client.sessionId)).toBe(1));
+    await client.sync('/'); // answered after the removals
+    expect(server.watchCounts().get(client.sessionId)).toBe(1);
     await client.setData('/a', 'y'); // nothing fires for the removed watch
     expect(events).toHaveLength(3);
   });

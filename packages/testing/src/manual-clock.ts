@@ -43,7 +43,7 @@ export class ManualClock implements Clock {
     return handle;
   }
 
-  clearTimeout(handle: TimerHandle): void {
+  clearTimeout(handle: TimerHandle | undefined): void {
     const id = (handle as ManualTimerHandle | undefined)?.id;
     if (id !== undefined) this.timers.delete(id);
   }
