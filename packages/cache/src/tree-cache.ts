@@ -34,7 +34,8 @@ import {
   type TimerHandle,
   type WaitOptions,
   IllegalStateError,
-  TenureError,
+  InvalidArgumentError,
+  asError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
@@ -96,11 +97,11 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   constructor(client: Client, path: string, options: TreeCacheOptions = {}) {
     super();
-    if (!client || typeof client.getData !== 'function') throw new TypeError('TreeCache: a client is required');
+    if (!client || typeof client.getData !== 'function') throw new InvalidArgumentError('TreeCache: a client is required');
     validatePath(path);
     this.path = path;
     const maxDepth = options.maxDepth ?? Infinity;
-    if (!(maxDepth >= 0)) throw new RangeError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
+    if (!(maxDepth >= 0)) throw new InvalidArgumentError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
     this.maxDepth = maxDepth;
     this.client = client.trackingWatches();
     this.retryPolicy = options.retryPolicy;
@@ -341,7 +342,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     } catch (err) {
       // A throwing listener must not break the cache's bookkeeping: it is reported, not rethrown.
       try {
-        this.emit('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
+        this.emit('error', asError(err));
       } catch {
         // an error listener that throws too: nothing more to do
       }

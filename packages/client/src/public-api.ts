@@ -68,6 +68,7 @@ export {
   TenureError,
   IllegalStateError,
   InvalidArgumentError,
+  asError,
   KeeperError,
   ConnectionLossError,
   SessionExpiredError,

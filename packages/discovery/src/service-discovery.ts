@@ -16,7 +16,16 @@
  * object, STATIC and PERMANENT too, and closes the caches and providers made by it.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, NoNodeError, type Client, type Logger, type WaitOptions, IllegalStateError } from '@tenure/client';
+import {
+  AbortError,
+  ClosedError,
+  NoNodeError,
+  type Client,
+  type Logger,
+  type WaitOptions,
+  IllegalStateError,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { InvalidInstanceError, NotRegisteredError } from './errors.js';
 import { JsonInstanceSerializer, type InstanceSerializer } from './json-instance-serializer.js';
@@ -80,7 +89,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
 
   constructor(client: Client, options: ServiceDiscoveryOptions = {}) {
     super();
-    if (!client || typeof client.create !== 'function') throw new TypeError('ServiceDiscovery: a client is required');
+    if (!client || typeof client.create !== 'function') throw new InvalidArgumentError('ServiceDiscovery: a client is required');
     this.basePath = options.basePath ?? '/services';
     validatePath(this.basePath);
     this.serializer = options.serializer ?? new JsonInstanceSerializer();

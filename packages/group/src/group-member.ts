@@ -18,7 +18,7 @@ import type { Client, NodeData, WaitOptions } from '@tenure/client';
 import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { IllegalStateError } from '@tenure/client';
+import { IllegalStateError, InvalidArgumentError } from '@tenure/client';
 
 export type Membership = Map<string, Buffer>;
 
@@ -49,7 +49,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     super();
     validatePath(membershipPath);
     if (typeof memberId !== 'string' || memberId.length === 0 || memberId.includes('/')) {
-      throw new TypeError(`GroupMember: memberId must be a non-empty name without '/', got ${JSON.stringify(memberId)}`);
+      throw new InvalidArgumentError(`GroupMember: memberId must be a non-empty name without '/', got ${JSON.stringify(memberId)}`);
     }
     this.membershipPath = membershipPath;
     this.memberId = memberId;

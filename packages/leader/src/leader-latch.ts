@@ -37,7 +37,8 @@ import {
   isRetryableError,
   queuePosition,
   IllegalStateError,
-  TenureError,
+  InvalidArgumentError,
+  asError,
 } from '@tenure/client';
 import type { Client, Logger, WaitOptions } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
@@ -120,12 +121,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     super();
     this.path = validatePath(path);
     const id = options.id ?? '';
-    if (typeof id !== 'string') throw new TypeError('LeaderLatch: id must be a string');
+    if (typeof id !== 'string') throw new InvalidArgumentError('LeaderLatch: id must be a string');
     this.id = id;
     this.idBytes = Buffer.from(id, 'utf8');
     const closeMode = options.closeMode ?? 'silent';
     if (closeMode !== 'silent' && closeMode !== 'notifyLeader')
-      throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
+      throw new InvalidArgumentError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
     this.closeMode = closeMode;
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-latch', path: this.path });
     this.emitSafely = safeEmitter<LeaderLatchEvents>(this, this.logger);
@@ -395,7 +396,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
     if (!isRetryableError(err)) {
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
-      this.emitSafely('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
+      this.emitSafely('error', asError(err));
     }
     // An `error` listener may have closed the latch: then no retry timer may outlive it.
     if (this.latchState === 'started') this.retry.schedule(() => this.request('check'));

@@ -20,7 +20,16 @@
  * and our node is deleted. After LOST the node went with the session, so nothing waits.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, type Client, type Logger, type RetryPolicy, IllegalStateError, TenureError } from '@tenure/client';
+import {
+  AbortError,
+  ClosedError,
+  type Client,
+  type Logger,
+  type RetryPolicy,
+  IllegalStateError,
+  InvalidArgumentError,
+  asError,
+} from '@tenure/client';
 import { LeaseLostError, Mutex, type Lease } from '@tenure/locks';
 import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
@@ -73,9 +82,9 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   ) {
     super();
     this.path = validatePath(path);
-    if (typeof options?.takeLeadership !== 'function') throw new TypeError('LeaderSelector: takeLeadership must be a function');
+    if (typeof options?.takeLeadership !== 'function') throw new InvalidArgumentError('LeaderSelector: takeLeadership must be a function');
     const id = options.id ?? '';
-    if (typeof id !== 'string') throw new TypeError('LeaderSelector: id must be a string');
+    if (typeof id !== 'string') throw new InvalidArgumentError('LeaderSelector: id must be a string');
     this.id = id;
     this.autoRequeue = options.autoRequeue ?? false;
     this.takeLeadership = options.takeLeadership;
@@ -218,7 +227,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   }
 
   private report(err: unknown, what: string): void {
-    const error = err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err });
+    const error = asError(err);
     this.logger.warn({ err: error, path: this.path, id: this.id }, `leader selector: ${what}`);
     this.safeEmit('error', error);
   }
@@ -229,7 +238,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     } catch (err) {
       if (event === 'error') return;
       try {
-        this.emit('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
+        this.emit('error', asError(err));
       } catch {
         // nothing more to do
       }

@@ -1,7 +1,7 @@
 /** Emitting events so that a listener's exception cannot break the recipe: it becomes an `error` event. */
 import type { EventEmitter } from 'eventemitter3';
 import type { Logger } from '@tenure/client';
-import { TenureError } from '@tenure/client';
+import { asError } from '@tenure/client';
 
 type Listeners = { error(error: Error): void };
 type Args<F> = F extends (...args: infer A) => void ? A : never;
@@ -20,7 +20,7 @@ export function safeEmitter<Events extends Listeners>(emitter: EventEmitter<Even
       if (event === 'error') return;
       logger.warn({ err, event }, 'a listener threw');
       try {
-        emit('error', err instanceof Error ? err : new TenureError('UNEXPECTED', String(err), { cause: err }));
+        emit('error', asError(err));
       } catch {
         // nothing more to do
       }

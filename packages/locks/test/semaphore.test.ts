@@ -4,6 +4,7 @@ import type { Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseCountError, Semaphore, SemaphoreMutex, type Lease } from '../src/index.js';
 import { Clients, ephemeralsUnder, eventually, sleep, startServer } from './harness.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -77,8 +78,8 @@ describe('Semaphore', () => {
     const c = await clients.open();
     const sem = new Semaphore(c, '/sem/count', 2);
     await expect(sem.acquire(3)).rejects.toBeInstanceOf(LeaseCountError);
-    await expect(sem.acquire(0)).rejects.toThrow(RangeError);
-    expect(() => new Semaphore(c, '/sem/count', 0)).toThrow(RangeError);
+    await expect(sem.acquire(0)).rejects.toThrow(InvalidArgumentError);
+    expect(() => new Semaphore(c, '/sem/count', 0)).toThrow(InvalidArgumentError);
     expect(ephemeralsUnder(server, '/sem')).toEqual([]);
   });
 

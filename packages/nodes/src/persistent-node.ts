@@ -45,6 +45,7 @@ import {
   type WaitOptions,
   type WatchEvent,
   IllegalStateError,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { isEphemeralMode, joinPath, nodeName, nonSequentialMode, parentPath } from '@tenure/protocol';
 import { NodeConflictError } from './errors.js';
@@ -108,7 +109,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
 
   constructor(client: Client, options: PersistentNodeOptions) {
     super();
-    if (!client || typeof client.create !== 'function') throw new TypeError('PersistentNode: a client is required');
+    if (!client || typeof client.create !== 'function') throw new InvalidArgumentError('PersistentNode: a client is required');
     const settings = (this.settings = nodeSettings(options));
     this.basePath = settings.path;
     this.mode = settings.mode;

@@ -24,6 +24,7 @@ import {
   type WaitScope,
   type WatchCallback,
   IllegalStateError,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { ChildrenWatch } from './children-watch.js';
 import { claimAtMostOnce, claimLocked, type Claim, type ClaimContext, type Outcome } from './item-claim.js';
@@ -89,9 +90,9 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
     recipe: string,
   ) {
     if (options.errorMode !== undefined && options.lockPath === undefined)
-      throw new TypeError(`${recipe} ${path}: errorMode needs a lockPath`);
+      throw new InvalidArgumentError(`${recipe} ${path}: errorMode needs a lockPath`);
     if (options.maxItems !== undefined && !(Number.isInteger(options.maxItems) && options.maxItems > 0)) {
-      throw new RangeError(`${recipe} ${path}: maxItems must be a positive integer, got ${options.maxItems}`);
+      throw new InvalidArgumentError(`${recipe} ${path}: maxItems must be a positive integer, got ${options.maxItems}`);
     }
     this.client = client.trackingWatches();
     this.logger = options.logger ?? client.childLogger({ recipe, path });
