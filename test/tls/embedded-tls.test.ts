@@ -9,7 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { AuthFailedError, ConnectionState, createClient, NoAuthError, Perms, TlsError, type Client, type TlsOptions } from '@tenure/client';
+import {
+  AuthFailedError,
+  ConnectionState,
+  createClient,
+  NoAuthError,
+  Perms,
+  TlsError,
+  type Client,
+  type TlsOptions,
+  IllegalStateError,
+} from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { CLIENT_X509_ID, EventLog, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
 import { recordingLogger } from './error-log.js';
@@ -161,9 +171,9 @@ describe('refused handshakes with the embedded server', () => {
     expect((await c.whoAmI())[0]).toEqual({ authScheme: 'x509', user: CLIENT_X509_ID });
   });
 
-  test('updateTls on a client without tls is a TypeError', () => {
+  test('updateTls on a client without tls is an IllegalStateError', () => {
     const c = client('127.0.0.1:1', undefined);
-    expect(() => c.updateTls({})).toThrow(TypeError);
+    expect(() => c.updateTls({})).toThrow(IllegalStateError);
   });
 });
 

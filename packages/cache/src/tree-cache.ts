@@ -36,8 +36,7 @@ import {
   type SafeEmit,
   type Stat,
   type WaitOptions,
-  IllegalStateError,
-  TenureError,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
@@ -98,11 +97,11 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   constructor(client: Client, path: string, options: TreeCacheOptions = {}) {
     super();
-    if (!client || typeof client.getData !== 'function') throw new TypeError('TreeCache: a client is required');
+    if (!client || typeof client.getData !== 'function') throw new InvalidArgumentError('TreeCache: a client is required');
     validatePath(path);
     this.path = path;
     const maxDepth = options.maxDepth ?? Infinity;
-    if (!(maxDepth >= 0)) throw new RangeError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
+    if (!(maxDepth >= 0)) throw new InvalidArgumentError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
     this.maxDepth = maxDepth;
     this.client = client.trackingWatches();
     this.log = options.logger ?? client.childLogger({ recipe: 'treeCache', path });

@@ -18,6 +18,7 @@ import {
   createClient,
   digestId,
   type Client,
+  InvalidArgumentError,
 } from '../src/index.js';
 import { connect, startServer } from './harness.js';
 
@@ -259,8 +260,8 @@ describe('operations', () => {
   });
 
   it('createClient validates its options; connectString selects the ZooKeeper transport', () => {
-    expect(() => createClient({} as never)).toThrow(TypeError);
-    expect(() => createClient({ transport: startServer().transport(), sessionTimeoutMs: -1 })).toThrow(RangeError);
+    expect(() => createClient({} as never)).toThrow(InvalidArgumentError);
+    expect(() => createClient({ transport: startServer().transport(), sessionTimeoutMs: -1 })).toThrow(InvalidArgumentError);
     const zk = createClient({ connectString: '127.0.0.1:1/chroot' });
     expect(zk.state).toBeNull();
     server = startServer();

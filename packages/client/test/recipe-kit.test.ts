@@ -11,6 +11,7 @@ import {
   type Client,
   type Logger,
   type WatchEvent,
+  InvalidArgumentError,
 } from '../src/index.js';
 import { connect, countingClock, startServer } from './harness.js';
 
@@ -63,7 +64,7 @@ describe('the waiting primitive', () => {
     ac.abort('why');
     await expect(aborted).rejects.toBeInstanceOf(AbortError);
     const closing = client.wait(
-      (signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      (signal) => new Promise((_r, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
       {},
       'test wait',
     );
@@ -81,7 +82,7 @@ describe('the waiting primitive', () => {
     await expect(client.wait(new Promise(() => {}), { signal: outer.signal }, 'inner')).rejects.toBeInstanceOf(TimeoutError);
     outer.dispose();
     expect(clock.live()).toBe(base);
-    expect(() => client.waitScope({ timeoutMs: -1 }, 'bad')).toThrow(RangeError);
+    expect(() => client.waitScope({ timeoutMs: -1 }, 'bad')).toThrow(InvalidArgumentError);
   });
 });
 

@@ -198,7 +198,7 @@ describe('SASL DIGEST-MD5 against the embedded server', () => {
   });
 
   test('a bad sasl option fails createClient', () => {
-    expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'PLAIN' } as never })).toThrow(TypeError);
+    expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'PLAIN' } as never })).toThrow(InvalidArgumentError);
     expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'DIGEST-MD5', username: '', password: 'x' } })).toThrow(
       InvalidArgumentError,
     );

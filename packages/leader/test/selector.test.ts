@@ -1,6 +1,6 @@
 /** LeaderSelector on the embedded server: terms, requeue, errors, interruption, faults, close. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ConnectionState, type Client } from '@tenure/client';
+import { ConnectionState, type Client, InvalidArgumentError } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderSelector, LeadershipLostError, type Leadership, type TakeLeadership } from '../src/index.js';
 import { aborted, Clients, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
@@ -397,6 +397,6 @@ describe('close', () => {
       await expect(s.start()).rejects.toThrow(/more than once/);
     }
     expect(children()).toEqual([]);
-    expect(() => new LeaderSelector(a!, '/jobs', {} as never)).toThrow(TypeError);
+    expect(() => new LeaderSelector(a!, '/jobs', {} as never)).toThrow(InvalidArgumentError);
   });
 });

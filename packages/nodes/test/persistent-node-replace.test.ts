@@ -1,7 +1,7 @@
 /** PersistentNode's `replaceExisting`: create first, and delete then create again only when a node is in the way. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { CreateMode, requestChannel, type Client, type RequestMessage, type WatchEvent } from '@tenure/client';
+import { CreateMode, requestChannel, type Client, type RequestMessage, type WatchEvent, InvalidArgumentError } from '@tenure/client';
 import { NodeConflictError, PersistentNode, type PersistentNodeOptions } from '../src/index.js';
 import { EventLog, ManualClock, nextEvent } from '@tenure/testing';
 import { connect, startServer } from './harness.js';
@@ -141,9 +141,9 @@ describe('PersistentNode replaceExisting', () => {
   it('needs a fixed name', () => {
     server = startServer();
     const fake = { create() {} } as unknown as Client;
-    expect(() => new PersistentNode(fake, { path: '/a', protection: true, replaceExisting: true })).toThrow(RangeError);
+    expect(() => new PersistentNode(fake, { path: '/a', protection: true, replaceExisting: true })).toThrow(InvalidArgumentError);
     expect(() => new PersistentNode(fake, { path: '/a', mode: CreateMode.EPHEMERAL_SEQUENTIAL, replaceExisting: true })).toThrow(
-      RangeError,
+      InvalidArgumentError,
     );
   });
 });

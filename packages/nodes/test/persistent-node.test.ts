@@ -1,7 +1,17 @@
 /** PersistentNode on the embedded server: re-creation after deletes, expiry and restarts; protection; ownership; close. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { ClosedError, ConnectionState, CreateMode, NoAuthError, Perms, RetryPolicies, TimeoutError, type Client } from '@tenure/client';
+import {
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  NoAuthError,
+  Perms,
+  RetryPolicies,
+  TimeoutError,
+  type Client,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { NodeConflictError, PersistentNode, judgeOwnership, type PersistentNodeOptions } from '../src/index.js';
 import { EventLog, ManualClock, nextEvent } from '@tenure/testing';
 import { connect, countingClock, eventually, serverWatches, sleep, startServer } from './harness.js';
@@ -290,7 +300,7 @@ describe('PersistentNode', () => {
     await first1;
     await clock.advance(5 * 40); // forever(40): one retry every 40 ms
     expect(conflicts).toBeGreaterThanOrEqual(5);
-    expect(() => new PersistentNode(b, { path: '/pace/y', retryMs: 50 })).toThrow(RangeError);
+    expect(() => new PersistentNode(b, { path: '/pace/y', retryMs: 50 })).toThrow(InvalidArgumentError);
   });
 
   it('when its client closes, waits end with ClosedError and no retry stays scheduled', async () => {
@@ -338,7 +348,7 @@ describe('PersistentNode', () => {
     await other.delete('/ttl/n');
     await recreated;
     expect(server.node('/ttl/n')).toBeDefined();
-    expect(() => new PersistentNode(client, { path: '/ttl/m', ttlMs: 5 })).toThrow(RangeError);
+    expect(() => new PersistentNode(client, { path: '/ttl/m', ttlMs: 5 })).toThrow(InvalidArgumentError);
   });
 
   it('after a mass expiry the members come back spread over the rejoin jitter, each exactly once', async () => {
