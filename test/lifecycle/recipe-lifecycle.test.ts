@@ -73,7 +73,7 @@ const recipes: Recipe[] = [
   {
     name: 'LeaderSelector',
     make: (c) => new LeaderSelector(c, '/lc/selector', { id: 'a', takeLeadership: holdUntilAborted }),
-    ready: (r) => eventually(() => (r as LeaderSelector).hasLeadership(), 5000, 'the selector leads'),
+    ready: async (r) => void (await eventually(() => (r as LeaderSelector).hasLeadership(), 5000, 'the selector leads')),
   },
   {
     name: 'DistributedQueue',
