@@ -143,13 +143,17 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
    * keeps working in the background if the wait is aborted or times out.
    */
   start(options: WaitOptions = {}): Promise<void> {
-    return this.life.start(async () => {
-      if (this.client.closedSignal.aborted) throw new ClosedError('client');
-      this.client.on('stateChanged', this.onState);
-      this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
-      this.arm();
-      await this.waitForInitialized(options);
-    });
+    return this.life.start(
+      async () => {
+        this.client.on('stateChanged', this.onState);
+        this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+        this.arm();
+        await this.waitForInitialized(options);
+      },
+      () => {
+        if (this.client.closedSignal.aborted) throw new ClosedError('client');
+      },
+    );
   }
 
   /** Resolves once the first load is done; TimeoutError, AbortError, or ClosedError if it or the client closed first. */
