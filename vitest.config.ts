@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 import { aliases, packages, SLOW } from './vitest.aliases.js';
 
-// Suites that need a real Apache ZooKeeper are named *.zk.test.ts; they share servers and ports,
-// so they run in their own project, one file at a time.
+// Suites that need a real Apache ZooKeeper are named *.zk.test.ts. Each starts its own servers on
+// free ports, but each also starts JVMs: they run in a group of their own after the rest, two at a time.
 const ZK = '**/*.zk.test.ts';
 
 export default defineConfig({
@@ -12,6 +12,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Most files wait on timers and sockets, not on the CPU (vitest's default on two cores is one
+    // file at a time, and the suite then used half a core): four at a time.
+    maxWorkers: 4,
     projects: [
       ...packages.map((p) => ({
         extends: true as const,
@@ -24,7 +27,8 @@ export default defineConfig({
           name: 'real-zookeeper',
           include: ['packages/*/test/**/*.zk.test.ts', 'test/**/*.zk.test.ts'],
           exclude: [SLOW, '**/node_modules/**'],
-          fileParallelism: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

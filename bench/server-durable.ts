@@ -9,8 +9,8 @@
  * `--quick`: 100,000 nodes, 1 s cases, 2 rounds. A full run takes 8-10 minutes on a shared 2-core
  * machine (the 1M-node fills and restarts take 5-6 of them; the run prints its own duration).
  *
- * - Servers: tenure-server as a child process (the built bin, `packages/server/bin/tenure-server.js`;
- *   `npx tsc -b packages/server` runs first so it is the code as it is, unless --no-build), and
+ * - Servers: tenure-server as a child process (the built bin, `packages/tenure-server/bin/tenure-server.js`;
+ *   `npx tsc -b packages/tenure-server` runs first so it is the code as it is, unless --no-build), and
  *   Debian's ZooKeeper 3.8 (TestingServer, with the optimising JIT, G1 and -Xmx2g; tenure-server
  *   gets --max-old-space-size=2048). Both data dirs sit under one base dir on the real disk (default
  *   os.tmpdir(); TestingServer's own default is /dev/shm, which would hide the fsyncs), checked
@@ -52,7 +52,7 @@ const FILL_IN_FLIGHT = 1000;
 const SNAP_COUNT = 100_000;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'packages/server/bin/tenure-server.js');
+const BIN = join(ROOT, 'packages/tenure-server/bin/tenure-server.js');
 const data = Buffer.alloc(PAYLOAD, 0x61);
 const acl = [...OPEN_ACL_UNSAFE];
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -380,8 +380,8 @@ async function restartCase(name: ServerName, base: string): Promise<RestartFigur
 async function main(): Promise<void> {
   const started = performance.now();
   if (!process.argv.includes('--no-build')) {
-    log('building @tenure/server (npx tsc -b packages/server) so the bin runs the current sources');
-    execFileSync('npx', ['tsc', '-b', 'packages/server'], { cwd: ROOT, stdio: 'inherit' });
+    log('building @tenure/tenure-server (npx tsc -b packages/tenure-server) so the bin runs the current sources');
+    execFileSync('npx', ['tsc', '-b', 'packages/tenure-server'], { cwd: ROOT, stdio: 'inherit' });
   }
   const base = mkdtempSync(join(BASE, 'tenure-bench-durable-'));
   const df = execFileSync('df', ['-P', base], { encoding: 'utf8' }).trim().split('\n').pop()!.split(/\s+/);

@@ -30,7 +30,7 @@ export function limitTests(ctx: SuiteContext): void {
       const s = await ctx.open({ timeoutMs: 10 * ctx.tickMs });
       await s.mkdir(`${root}/n`);
       const req = createOfSize(`${root}/toobig`, DEFAULT_MAX_BUFFER + 1);
-      await expect(s.send(req)).rejects.toMatchObject({ code: E.CONNECTIONLOSS });
+      await expect(s.send(req)).rejects.toMatchObject({ keeperCode: E.CONNECTIONLOSS });
       await s.closed;
       expect((await other.exists(`${root}/toobig`)).err).toBe(E.NONODE);
       expect((await other.ping()).err).toBe(0);

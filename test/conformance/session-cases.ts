@@ -48,7 +48,7 @@ export function sessionTests(ctx: SuiteContext): void {
     });
 
     test('a client that has seen a later zxid is refused without an answer', async () => {
-      await expect(ctx.tryOpen({ lastZxidSeen: 1n << 60n })).rejects.toMatchObject({ code: E.CONNECTIONLOSS });
+      await expect(ctx.tryOpen({ lastZxidSeen: 1n << 60n })).rejects.toMatchObject({ keeperCode: E.CONNECTIONLOSS });
     });
 
     test('ping answers err 0 with the last zxid', async () => {

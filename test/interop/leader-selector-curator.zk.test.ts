@@ -99,7 +99,7 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderSelector intero
         }),
     });
     selectors.push(selector);
-    selector.start();
+    await selector.start();
     await eventually(async () => (await selector.getParticipants()).some((p) => p.id === id), 10_000, `${id} listed`);
     return { id, selector, yieldTerm: () => yieldTerm() };
   }

@@ -4,10 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AbortError, ClosedError, TimeoutError } from '@tenure/client';
-import { TestClients, sleep, startTestServer } from '@tenure/testing';
+import { AbortError, ClosedError, IllegalStateError, NoAuthError, READ_ACL_UNSAFE, TimeoutError } from '@tenure/client';
+import { TestClients, eventually, sleep, startTestServer } from '@tenure/testing';
 import type { EmbeddedServer } from '@tenure/server';
 import { OneShotBarrier } from '../../examples/one-shot-barrier.js';
+import { KeptNode } from './kept-node.js';
 
 let server: EmbeddedServer;
 let clients: TestClients;
@@ -67,5 +68,51 @@ describe('Writing a recipe: OneShotBarrier', () => {
     expect(readme).toContain('## Writing a recipe');
     expect(readme).toContain(body.trim());
     expect(body.split('\n').length).toBeLessThan(50);
+  });
+});
+
+describe('Writing a recipe: KeptNode, on the whole kit', () => {
+  it('keeps its node through deletes by others, follows the lifecycle, and leaves nothing behind', async () => {
+    setup();
+    const [a, b] = await clients.openMany(2);
+    const node = new KeptNode(a!, '/kept/me');
+    const created: string[] = [];
+    node.on('created', (p) => created.push(p));
+    expect(node.state).toBe('latent');
+    await node.start();
+    expect(node.state).toBe('started');
+    await expect(node.start()).rejects.toBeInstanceOf(IllegalStateError);
+    await eventually(async () => expect(await b!.exists('/kept/me')).not.toBeNull());
+    await b!.delete('/kept/me');
+    await eventually(() => expect(created).toHaveLength(2));
+    const closing = node.close();
+    expect(node.close()).toBe(closing);
+    await closing;
+    expect(node.state).toBe('closed');
+    await expect(node.start()).rejects.toMatchObject({ code: 'ILLEGAL_STATE' });
+    expect(await b!.exists('/kept/me')).toBeNull();
+    expect(server.watchCounts().get(a!.sessionId) ?? 0).toBe(0);
+  });
+
+  it('NoAuth is reported once and not retried', async () => {
+    setup();
+    const [a] = await clients.openMany(1);
+    await a!.create('/locked', null, { acl: READ_ACL_UNSAFE });
+    const errors: Error[] = [];
+    await using node = new KeptNode(a!, '/locked/me');
+    node.on('error', (e) => errors.push(e));
+    await node.start();
+    await eventually(() => expect(errors).toHaveLength(1));
+    expect(errors[0]).toBeInstanceOf(NoAuthError);
+    await sleep(200);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('is the code the client README shows', () => {
+    const readme = readFileSync(new URL('../../packages/client/README.md', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('./kept-node.ts', import.meta.url), 'utf8');
+    const body = source.slice(source.indexOf('import '));
+    expect(readme).toContain('### The recipe kit');
+    expect(readme).toContain(body.trim());
   });
 });

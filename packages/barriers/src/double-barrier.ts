@@ -39,6 +39,7 @@ import {
   type Client,
   type WaitOptions,
   type WaitScope,
+  IllegalStateError,
 } from '@tenure/client';
 import { MemberLostError } from './errors.js';
 import { HandleClose, OneShot, unless } from './handle-close.js';
@@ -98,7 +99,8 @@ export class DoubleBarrier implements AsyncDisposable {
    * AbortError or ClosedError (our node is then withdrawn); never resolves before the quorum.
    */
   async enter(options?: WaitOptions): Promise<void> {
-    if (this.inside || this.busy) throw new Error(`DoubleBarrier ${this.path}: already ${this.inside ? 'inside' : 'entering or leaving'}`);
+    if (this.inside || this.busy)
+      throw new IllegalStateError(`DoubleBarrier ${this.path}: already ${this.inside ? 'inside' : 'entering or leaving'}`);
     this.busy = true;
     try {
       using scope = this.client.waitScope(this.life.join(options), `enter ${this.path}`);
@@ -122,7 +124,7 @@ export class DoubleBarrier implements AsyncDisposable {
   async leave(options?: WaitOptions): Promise<void> {
     const roll = this.rollCall;
     if (roll === null || this.busy)
-      throw new Error(`DoubleBarrier ${this.path}: leave() ${roll === null ? 'before enter()' : 'while leaving'}`);
+      throw new IllegalStateError(`DoubleBarrier ${this.path}: leave() ${roll === null ? 'before enter()' : 'while leaving'}`);
     this.busy = true;
     try {
       using scope = this.client.waitScope(this.life.join(options), `leave ${this.path}`);

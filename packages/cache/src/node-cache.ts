@@ -4,7 +4,7 @@
  * one-shot getData watches, and an exists watch while the node is missing. It creates no nodes.
  */
 import { EventEmitter } from 'eventemitter3';
-import type { Client, WaitOptions } from '@tenure/client';
+import type { Client, RecipeState, WaitOptions } from '@tenure/client';
 import { TreeCache, type CacheEvent, type CachedNode, type TreeCacheEvents, type TreeCacheOptions } from './tree-cache.js';
 
 /** As for TreeCache (`persistentWatches: false` uses one-shot watches, for ZooKeeper 3.5). */
@@ -38,6 +38,11 @@ export class NodeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   get watchMode(): 'persistent' | 'one-shot' {
     return this.cache.watchMode;
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'`: the lifecycle of the TreeCache underneath. */
+  get state(): RecipeState {
+    return this.cache.state;
   }
 
   /** Starts watching; resolves once the node was first read (or found missing). */

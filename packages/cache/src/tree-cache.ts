@@ -23,16 +23,21 @@ import { EventEmitter } from 'eventemitter3';
 import {
   ClosedError,
   ConnectionState,
-  NoAuthError,
   NoNodeError,
-  SessionExpiredError,
-  isRetryableError,
+  PassRunner,
+  RecipeLifecycle,
+  RetryPacer,
+  safeEmitter,
+  triageFailure,
   type Client,
   type Logger,
+  type RecipeState,
   type RetryPolicy,
+  type SafeEmit,
   type Stat,
-  type TimerHandle,
   type WaitOptions,
+  IllegalStateError,
+  TenureError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
@@ -62,9 +67,10 @@ export interface TreeCacheOptions {
   logger?: Logger;
 }
 
-/** Reads of one path: one at a time, with one more queued when asked meanwhile. */
+/** Reads of one path: one at a time, with one more queued when asked meanwhile (the kit's PassRunner). */
 interface Pump {
-  again: boolean;
+  readonly runner: PassRunner;
+  /** The next read lists the children too. */
   children: boolean;
 }
 
@@ -73,22 +79,20 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   readonly maxDepth: number;
   /** Our view of the client: every watch we set goes through it, and close takes them all back. */
   private readonly client: Client;
-  private readonly retryPolicy: RetryPolicy | undefined;
   private readonly log: Logger;
+  private readonly life: RecipeLifecycle;
+  private readonly pacer: RetryPacer;
+  private readonly emitSafely: SafeEmit<TreeCacheEvents>;
   private readonly tree: CachedTree;
   private readonly reader: TreeReader;
   private watches: TreeWatches;
-  private state: 'latent' | 'started' | 'closed' = 'latent';
   private readonly pumps = new Map<string, Pump>();
-  private readonly inflight = new Set<Promise<void>>();
   /** Pumps running plus retries scheduled: the first load is done when this reaches 0. */
   private outstanding = 0;
   private isInitialized = false;
   /** Settles with the first full load, or rejects when closed before it. */
   private readonly loaded: Promise<void>;
   private endLoad!: (error?: Error) => void;
-  private readonly timers = new Set<TimerHandle>();
-  private failures = 0;
   private sessionLost = false;
   private readonly stream = new EventStream<CacheEvent>();
 
@@ -101,12 +105,14 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     if (!(maxDepth >= 0)) throw new RangeError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
     this.maxDepth = maxDepth;
     this.client = client.trackingWatches();
-    this.retryPolicy = options.retryPolicy;
     this.log = options.logger ?? client.childLogger({ recipe: 'treeCache', path });
+    this.life = new RecipeLifecycle(`TreeCache ${path}`);
+    this.pacer = new RetryPacer(client, options.retryPolicy);
+    this.emitSafely = safeEmitter<TreeCacheEvents>(this, this.log);
     this.tree = new CachedTree(path, maxDepth);
     this.reader = {
       root: path,
-      isOpen: () => this.state === 'started',
+      isOpen: () => this.life.isStarted,
       refresh: (p, children) => this.refresh(p, children),
       resync: () => this.resync(),
       inScope: (p) => this.tree.inScope(p),
@@ -128,24 +134,29 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     return this.isInitialized;
   }
 
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
+  }
+
   /**
    * Starts watching and loading. Resolves once the first load is done (`initialized`); the cache
    * keeps working in the background if the wait is aborted or times out.
    */
-  async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent') throw new Error(`TreeCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    if (this.client.closedSignal.aborted) throw new ClosedError('client');
-    this.state = 'started';
-    this.client.on('stateChanged', this.onState);
-    this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
-    this.arm();
-    await this.waitForInitialized(options);
+  start(options: WaitOptions = {}): Promise<void> {
+    return this.life.start(async () => {
+      if (this.client.closedSignal.aborted) throw new ClosedError('client');
+      this.client.on('stateChanged', this.onState);
+      this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+      this.arm();
+      await this.waitForInitialized(options);
+    });
   }
 
   /** Resolves once the first load is done; TimeoutError, AbortError, or ClosedError if it or the client closed first. */
   waitForInitialized(options?: WaitOptions): Promise<void> {
     if (this.isInitialized) return Promise.resolve();
-    if (this.state === 'closed') return Promise.reject(new ClosedError(`TreeCache ${this.path}`));
+    if (this.life.isClosed) return Promise.reject(new ClosedError(`TreeCache ${this.path}`));
     return this.client.wait(this.loaded, options, `TreeCache ${this.path}: initial load`);
   }
 
@@ -183,21 +194,21 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   }
 
   /** Stops watching: every watch we set is removed (on the server too); iterators end; the cache empties. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
-    const wasStarted = this.state === 'started';
-    this.state = 'closed';
-    this.client.off('stateChanged', this.onState);
-    this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
-    this.clearTimers();
-    this.endLoad(new ClosedError(`TreeCache ${this.path}`));
-    if (wasStarted) {
-      // Reads in flight finish first, so that the watches they set are removed too.
-      while (this.inflight.size > 0 || this.watches.arming) await Promise.allSettled([...this.inflight, this.watches.arming]);
-      await this.client.removeAllWatches();
-    }
-    this.tree.clear();
-    this.stream.end();
+  close(): Promise<void> {
+    return this.life.close(async (wasStarted) => {
+      this.client.off('stateChanged', this.onState);
+      this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
+      this.pacer.cancel();
+      this.endLoad(new ClosedError(`TreeCache ${this.path}`));
+      if (wasStarted) {
+        // Reads in flight finish first, so that the watches they set are removed too.
+        while (this.pumps.size > 0 || this.watches.arming)
+          await Promise.allSettled([...[...this.pumps.values()].map((p) => p.runner.whenIdle()), this.watches.arming]);
+        await this.client.removeAllWatches();
+      }
+      this.tree.clear();
+      this.stream.end();
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -213,18 +224,18 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   }
 
   private async armThenLoad(): Promise<void> {
-    if (this.state !== 'started') return;
+    if (!this.life.isStarted) return;
     try {
       if (!(await this.watches.arm())) this.watches = new OneShotTreeWatches(this.reader);
     } catch (err) {
-      if (this.state === 'started') this.retryLater(() => this.arm(), err);
+      if (this.life.isStarted) this.retryLater(() => this.arm(), err);
       return;
     }
     this.refresh(this.path, true);
   }
 
   private readonly onState = (state: ConnectionState): void => {
-    if (this.state !== 'started') return;
+    if (!this.life.isStarted) return;
     if (state === ConnectionState.LOST) this.sessionLost = true;
     else if (state === ConnectionState.RECONNECTED && this.sessionLost) {
       this.sessionLost = false;
@@ -235,11 +246,11 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   };
 
   /** The client closed: nothing will run any more; no retry stays scheduled. */
-  private readonly onClientClosed = (): void => this.clearTimers();
+  private readonly onClientClosed = (): void => this.pacer.cancel();
 
   /** Re-reads the root and every cached node with its children (or sets the watch up first). */
   private resync(): void {
-    if (this.state !== 'started') return;
+    if (!this.life.isStarted) return;
     if (!this.watches.armed && !this.watches.arming) return this.arm();
     this.refresh(this.path, true);
     for (const path of [...this.tree.paths()]) if (path !== this.path) this.refresh(path, true);
@@ -249,40 +260,33 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   /** Reads `path` now, or once more after the read in flight. */
   private refresh(path: string, children: boolean): void {
-    if (this.state !== 'started') return;
-    const pump = this.pumps.get(path);
-    if (pump) {
-      pump.again = true;
-      pump.children ||= children;
-      return;
+    if (!this.life.isStarted) return;
+    let pump = this.pumps.get(path);
+    if (!pump) {
+      const runner: PassRunner = new PassRunner(
+        this.client.clock,
+        () => this.readPass(path, pump!),
+        (err) => {
+          if (this.life.isStarted) this.retryLater(() => this.refresh(path, true), err);
+        },
+        () => {
+          if (this.pumps.get(path)?.runner === runner) this.pumps.delete(path);
+          this.arrive();
+        },
+      );
+      pump = { runner, children: false };
+      this.pumps.set(path, pump);
     }
-    const p: Pump = { again: false, children };
-    this.pumps.set(path, p);
-    this.outstanding++;
-    const run = this.runPump(path, p);
-    this.inflight.add(run);
-    void run.finally(() => this.inflight.delete(run));
+    pump.children ||= children;
+    if (pump.runner.run()) this.outstanding++;
   }
 
-  private async runPump(path: string, pump: Pump): Promise<void> {
-    try {
-      do {
-        const children = pump.children;
-        pump.again = false;
-        pump.children = false;
-        try {
-          await this.read(path, children);
-          this.failures = 0;
-        } catch (err) {
-          if (this.state !== 'started') return;
-          this.retryLater(() => this.refresh(path, true), err);
-          return;
-        }
-      } while (pump.again && this.state === 'started');
-    } finally {
-      this.pumps.delete(path);
-      this.arrive();
-    }
+  private async readPass(path: string, pump: Pump): Promise<void> {
+    if (!this.life.isStarted) return;
+    const children = pump.children;
+    pump.children = false;
+    await this.read(path, children);
+    this.pacer.succeeded();
   }
 
   private async read(path: string, children: boolean): Promise<void> {
@@ -293,16 +297,16 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       got = await client.getData(path, watch);
     } catch (err) {
       if (!(err instanceof NoNodeError)) throw err;
-      if (this.state !== 'started') return;
+      if (!this.life.isStarted) return;
       this.removeTree(path);
       if (watch && path === this.path) {
         // Only the root needs an exists watch: a parent's child watch covers everything below it.
         const stat = await client.exists(path, watch);
-        if (stat !== null && this.state === 'started') this.refresh(path, true);
+        if (stat !== null && this.life.isStarted) this.refresh(path, true);
       }
       return;
     }
-    if (this.state !== 'started') return;
+    if (!this.life.isStarted) return;
     const event = this.tree.put(path, got.data, got.stat);
     if (event) this.publish(event);
     if (!children || !this.tree.holdsChildrenOf(path)) return;
@@ -311,10 +315,10 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       names = (await client.getChildren(path, watch)).children;
     } catch (err) {
       if (!(err instanceof NoNodeError)) throw err;
-      if (this.state === 'started') this.removeTree(path);
+      if (this.life.isStarted) this.removeTree(path);
       return;
     }
-    if (this.state !== 'started') return;
+    if (!this.life.isStarted) return;
     const listed = new Set(names);
     for (const name of names) {
       const child = joinPath(path, name);
@@ -328,52 +332,40 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     for (const event of this.tree.remove(path)) this.publish(event);
   }
 
+  /** A throwing listener must not break the cache's bookkeeping: it is reported as `error`, not rethrown. */
   private publish(event: CacheEvent): void {
     this.stream.push(event);
-    try {
-      if (event.type === 'created') this.emit('created', event.node);
-      else if (event.type === 'changed') this.emit('changed', event.node, event.previous);
-      else if (event.type === 'deleted') this.emit('deleted', event.previous);
-      else this.emit('initialized');
-    } catch (err) {
-      // A throwing listener must not break the cache's bookkeeping: it is reported, not rethrown.
-      try {
-        this.emit('error', err instanceof Error ? err : new Error(String(err)));
-      } catch {
-        // an error listener that throws too: nothing more to do
-      }
-    }
+    if (event.type === 'created') this.emitSafely('created', event.node);
+    else if (event.type === 'changed') this.emitSafely('changed', event.node, event.previous);
+    else if (event.type === 'deleted') this.emitSafely('deleted', event.previous);
+    else this.emitSafely('initialized');
   }
 
   /** One pump or retry finished: the first load is done when none is left (reads a closed client failed do not count). */
   private arrive(): void {
-    if (--this.outstanding > 0 || this.isInitialized || this.state !== 'started' || this.client.closedSignal.aborted) return;
+    if (--this.outstanding > 0 || this.isInitialized || !this.life.isStarted || this.client.closedSignal.aborted) return;
     this.isInitialized = true;
     this.endLoad();
     this.publish({ type: 'initialized' });
   }
 
   private retryLater(again: () => void, err: unknown): void {
-    if (err instanceof ClosedError || this.client.closedSignal.aborted) return;
-    if (err instanceof NoAuthError) {
+    const verdict = triageFailure(err, this.client.closedSignal);
+    if (verdict === 'closed') return;
+    if (verdict === 'stop') {
       this.log.warn({ err }, 'NoAuth: not retried');
-      this.emit('error', err);
-      return; // retrying will not help; the rest of the tree is still cached
+      this.emitSafely('error', err as Error);
+      return; // the kit's NoAuth rule: reading that path stops; the rest of the tree is still cached
     }
-    if (err instanceof Error && !isRetryableError(err) && !(err instanceof SessionExpiredError)) this.emit('error', err);
-    const ms = this.client.backoffMs(this.failures++, this.retryPolicy);
-    this.log.debug({ err, retryInMs: ms }, 'retrying');
+    if (verdict === 'report' && err instanceof Error) this.emitSafely('error', err);
     this.outstanding++;
-    const t = this.client.clock.setTimeout(() => {
-      this.timers.delete(t);
-      if (this.state === 'started') again();
-      this.arrive();
-    }, ms);
-    this.timers.add(t);
-  }
-
-  private clearTimers(): void {
-    for (const t of this.timers) this.client.clock.clearTimeout(t);
-    this.timers.clear();
+    const ms = this.pacer.schedule(
+      () => {
+        if (this.life.isStarted) again();
+        this.arrive();
+      },
+      { alongside: true },
+    );
+    this.log.debug({ err, retryInMs: ms }, 'retrying');
   }
 }

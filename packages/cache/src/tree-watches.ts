@@ -71,7 +71,7 @@ export class PersistentTreeWatch implements TreeWatches {
       this.watch = await adding;
       return true;
     } catch (err) {
-      if (err instanceof KeeperError && err.code === ErrorCode.UNIMPLEMENTED) return false; // a 3.5 server
+      if (err instanceof KeeperError && err.keeperCode === ErrorCode.UNIMPLEMENTED) return false; // a 3.5 server
       throw err;
     } finally {
       this.arming = null;

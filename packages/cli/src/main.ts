@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import type { Client } from '@tenure/client';
+import { TenureError, type Client } from '@tenure/client';
 import { checkConnectionOptions, connect } from './cli/connection.js';
 import { takeGlobalOptions, type GlobalOptions } from './cli/global-options.js';
 import { helpText } from './cli/help-text.js';
@@ -41,7 +41,8 @@ export async function main(
   const fail = (err: unknown): number => {
     const { code, message, name } = describeError(err);
     io.stderr.write(`tenure: ${message}\n`);
-    if (json && !started) io.stdout.write(`${jsonText({ error: { name, message, exitCode: code } })}\n`);
+    if (json && !started)
+      io.stdout.write(`${jsonText({ error: { name, ...(err instanceof TenureError && { code: err.code }), message, exitCode: code } })}\n`);
     return code;
   };
   let options: GlobalOptions;

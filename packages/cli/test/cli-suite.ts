@@ -208,7 +208,9 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       // With --json, stdout is one JSON document even on failure: the error's.
       const missing = await run('get', '/missing', '--json');
       expect(missing.code).toBe(1);
-      expect(JSON.parse(missing.stdout)).toEqual({ error: { name: 'NoNode', message: 'NoNode: no node (/missing)', exitCode: 1 } });
+      expect(JSON.parse(missing.stdout)).toEqual({
+        error: { name: 'NoNode', code: 'NONODE', message: 'NoNode: no node (/missing)', exitCode: 1 },
+      });
       const badUsage = await tenure(['--json', 'frobnicate']);
       expect(badUsage.code).toBe(2);
       expect(JSON.parse(badUsage.stdout)).toMatchObject({ error: { name: 'UsageError', exitCode: 2 } });
@@ -432,7 +434,7 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
         id: 'sel-c',
         takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
       });
-      selector.start();
+      await selector.start();
       cleanups.push(() => selector.close());
       const m1 = new GroupMember(a, '/groups/workers', 'worker-1', 'w1');
       const m2 = new GroupMember(b, '/groups/workers', 'worker-2', 'w2');

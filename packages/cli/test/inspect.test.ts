@@ -116,7 +116,7 @@ describe('recipe inspection (embedded server over TCP)', () => {
       id: 'sel-1',
       takeLeadership: (signal) => new Promise<void>((r) => signal.addEventListener('abort', () => r())),
     });
-    selector.start();
+    await selector.start();
     cleanups.push(() => selector.close());
 
     const member = new GroupMember(a, '/groups/workers', 'w-1', 'payload-1');

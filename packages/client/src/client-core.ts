@@ -390,7 +390,7 @@ export class ClientCore {
 /** Gives a transport's path-less error the operation's path. */
 function named(error: unknown, path: string | undefined): unknown {
   if (error instanceof KeeperError && error.path === undefined && path !== undefined) {
-    const e = KeeperError.from(error.code, path);
+    const e = KeeperError.from(error.keeperCode, path);
     (e as { cause?: unknown }).cause = error;
     return e;
   }

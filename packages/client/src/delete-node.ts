@@ -24,7 +24,7 @@ async function deleteSubtree(exec: ExecAny, path: string): Promise<void> {
   try {
     await deleteTree(exec, path, -1, path);
   } catch (err) {
-    if (err instanceof KeeperError && err.code === ErrorCode.NONODE) return;
+    if (err instanceof KeeperError && err.keeperCode === ErrorCode.NONODE) return;
     throw err;
   }
 }

@@ -1,23 +1,26 @@
 /** Errors the client adds to @tenure/protocol's family. */
-import { BadArgumentsError, KeeperError, errorCodeName } from '@tenure/protocol';
+import { BadArgumentsError, ErrorCode, KeeperError, TenureError, errorCodeName } from '@tenure/protocol';
 
-/** A request would exceed the server's frame limit (jute.maxbuffer); it was not sent. */
+/**
+ * A request would exceed the server's frame limit (jute.maxbuffer); it was not sent. Code
+ * 'DATA_TOO_LARGE'; `keeperCode` is BADARGUMENTS (-8), what a server would have answered.
+ */
 export class DataTooLargeError extends BadArgumentsError {
+  override name = 'DataTooLargeError';
   readonly size: number;
   readonly limit: number;
-  constructor(path: string, size: number, limit: number) {
-    super(path, `request is ${size} bytes, more than the ${limit}-byte limit (maxBufferBytes)`);
-    this.name = 'DataTooLargeError';
+  constructor(path?: string, size = 0, limit = 0) {
+    super(path, `request is ${size} bytes, more than the ${limit}-byte limit (maxBufferBytes)`, { code: 'DATA_TOO_LARGE' });
     this.size = size;
     this.limit = limit;
   }
 }
 
 /** An operation was called before `client.start()`. */
-export class NotStartedError extends Error {
+export class NotStartedError extends TenureError {
   override name = 'NotStartedError';
-  constructor(what: string) {
-    super(`${what}: the client has not been started; call client.start() first`);
+  constructor(what = 'the operation') {
+    super('NOT_STARTED', `${what}: the client has not been started; call client.start() first`);
   }
 }
 
@@ -31,17 +34,18 @@ export interface TransactionOpResult {
 }
 
 /**
- * A transaction failed and nothing was applied. `code` and `path` are those of the failing op;
- * `cause` is the specific KeeperError (e.g. BadVersionError), `results` every op's code.
+ * A transaction failed and nothing was applied. `code`, `keeperCode` and `path` are those of the
+ * failing op (`'BADVERSION'`, -103); `cause` is the specific KeeperError (e.g. BadVersionError),
+ * `results` every op's numeric code. Built with no arguments it is a lone failed op with SYSTEMERROR.
  */
 export class TransactionError extends KeeperError {
+  override name = 'TransactionError';
   readonly opIndex: number;
   readonly opType: string;
   readonly results: readonly TransactionOpResult[];
-  constructor(opIndex: number, results: TransactionOpResult[]) {
+  constructor(opIndex = 0, results: TransactionOpResult[] = [{ type: 'check', path: '/', code: ErrorCode.SYSTEMERROR }]) {
     const failed = results[opIndex]!;
     super(failed.code, failed.path, `transaction op #${opIndex} (${failed.type}) failed with ${errorCodeName(failed.code)}`);
-    this.name = 'TransactionError';
     this.opIndex = opIndex;
     this.opType = failed.type;
     this.results = results;

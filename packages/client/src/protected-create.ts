@@ -49,10 +49,10 @@ export function unprotectedName(name: string): string {
 function outcomeUnknown(err: unknown): boolean {
   if (!(err instanceof KeeperError)) return true; // aborted, timed out, closed
   return (
-    err.code === ErrorCode.CONNECTIONLOSS ||
-    err.code === ErrorCode.OPERATIONTIMEOUT ||
-    err.code === ErrorCode.SESSIONMOVED ||
-    err.code === ErrorCode.SESSIONEXPIRED
+    err.keeperCode === ErrorCode.CONNECTIONLOSS ||
+    err.keeperCode === ErrorCode.OPERATIONTIMEOUT ||
+    err.keeperCode === ErrorCode.SESSIONMOVED ||
+    err.keeperCode === ErrorCode.SESSIONEXPIRED
   );
 }
 

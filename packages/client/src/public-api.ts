@@ -17,6 +17,12 @@ export {
   type WatchOptions,
 } from './client.js';
 export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
+// The recipe kit: one lifecycle, one "run once more" pass runner, one retry pacer, one safe emit, one failure rule.
+export { RecipeLifecycle, type RecipeState, type RecipeHandle } from './kit/recipe-lifecycle.js';
+export { PassRunner } from './kit/pass-runner.js';
+export { RetryPacer, type PacerDeps } from './kit/retry-pacer.js';
+export { safeEmitter, asError, type SafeEmit, type Emitting } from './kit/safe-emit.js';
+export { triageFailure, type FailureVerdict } from './kit/failure-triage.js';
 export {
   sequenceAfter,
   sortBySequence,
@@ -65,6 +71,9 @@ export {
   READ_ACL_UNSAFE,
   digestId,
   ErrorCode,
+  TenureError,
+  IllegalStateError,
+  InvalidArgumentError,
   KeeperError,
   ConnectionLossError,
   SessionExpiredError,

@@ -40,7 +40,7 @@ const NEVER_RETRY_PACE_MS = 1000;
 
 /** Only ConnectionLoss, OperationTimeout and SessionMoved are retried; SessionExpired never is. */
 export function isRetryableError(err: unknown): boolean {
-  return err instanceof KeeperError && isRetryableCode(err.code);
+  return err instanceof KeeperError && isRetryableCode(err.keeperCode);
 }
 
 const MAX_RETRIES_LIMIT = 29;

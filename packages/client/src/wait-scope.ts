@@ -194,7 +194,7 @@ export function typedReason(signal: AbortSignal, what?: string): Error {
   return new AbortError(what ? `${what} was aborted` : undefined, { cause: r });
 }
 
-const ELAPSED = new Error('elapsed');
+const ELAPSED = new TimeoutError('elapsed');
 
 /** Sleeps `ms` on `clock`; rejects with the typed reason when `signal` aborts first. */
 export async function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {

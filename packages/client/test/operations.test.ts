@@ -60,7 +60,7 @@ describe('operations', () => {
     await c.delete('/app/a', { version: 0 });
     expect(await c.exists('/app/a')).toBeNull();
     await expect(c.getData('/nope')).rejects.toBeInstanceOf(NoNodeError);
-    await expect(c.getData('/nope')).rejects.toMatchObject({ path: '/nope', code: -101 });
+    await expect(c.getData('/nope')).rejects.toMatchObject({ path: '/nope', keeperCode: -101 });
   });
 
   it('sequential, ephemeral, container and TTL modes', async () => {
@@ -174,7 +174,7 @@ describe('operations', () => {
     const te = err as TransactionError;
     expect(te.opIndex).toBe(1);
     expect(te.opType).toBe('setData');
-    expect(te.code).toBe(-103);
+    expect(te.keeperCode).toBe(-103);
     expect(te.path).toBe('/tx');
     expect(te.cause).toBeInstanceOf(BadVersionError);
     expect(te.results.map((r) => r.code)).toEqual([0, -103, -2]);

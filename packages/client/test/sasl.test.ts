@@ -12,6 +12,7 @@ import { FaultProxy, expireSession, nextEvent, sleep } from '@tenure/testing';
 import {
   AuthFailedError,
   ConnectionState,
+  InvalidArgumentError,
   NoAuthError,
   Perms,
   RetryPolicies,
@@ -199,7 +200,7 @@ describe('SASL DIGEST-MD5 against the embedded server', () => {
   test('a bad sasl option fails createClient', () => {
     expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'PLAIN' } as never })).toThrow(TypeError);
     expect(() => createClient({ connectString: '127.0.0.1:1', sasl: { mechanism: 'DIGEST-MD5', username: '', password: 'x' } })).toThrow(
-      TypeError,
+      InvalidArgumentError,
     );
   });
 });

@@ -17,7 +17,18 @@
  * - close() removes our watches (tracked view) and our state listener.
  */
 import { EventEmitter } from 'eventemitter3';
-import { ConnectionState, NoNodeError, NodeExistsError, type Client, type Stat, type WatchEvent } from '@tenure/client';
+import {
+  ConnectionState,
+  IllegalStateError,
+  NoNodeError,
+  NodeExistsError,
+  PassRunner,
+  RecipeLifecycle,
+  type Client,
+  type RecipeState,
+  type Stat,
+  type WatchEvent,
+} from '@tenure/client';
 import type { Codec } from './codecs.js';
 import { ConnectionDrops, versionedWrite } from './versioned-write.js';
 
@@ -32,16 +43,14 @@ export interface SharedValueEvents<T> {
   change: (value: VersionedValue<T>) => void;
 }
 
-type Phase = 'new' | 'started' | 'closed';
-
 export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> implements AsyncDisposable {
   private data: Buffer;
   private version = -1;
   private czxid = -1n;
   private decoded: VersionedValue<T> | null = null;
-  private phase: Phase = 'new';
-  private reading: Promise<void> = Promise.resolve();
-  private queued = false;
+  private readonly life: RecipeLifecycle;
+  /** Re-reads, one at a time and once more when asked meanwhile (the kit's "run once more"). */
+  private readonly rereads: PassRunner;
   /** Reads in flight: close() waits for them, so that no watch is set after it removed ours. */
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly watching: Client;
@@ -63,22 +72,34 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
     this.data = seed;
     this.watching = client.trackingWatches();
     this.drops = new ConnectionDrops(client);
+    this.life = new RecipeLifecycle(`${this.constructor.name} ${path}`);
+    this.rereads = new PassRunner(
+      client.clock,
+      () => this.read(),
+      // The next watch event or reconnect reads again.
+      (err) => this.client.logger.debug({ err, path: this.path }, 'shared value: re-read failed'),
+    );
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
   }
 
   /** Creates the node with the seed if it is missing, and resolves after the first read. */
-  async start(): Promise<void> {
-    if (this.phase !== 'new') throw new Error(`${this.path}: start() may be called once`);
-    this.phase = 'started';
-    try {
-      await this.client.create(this.path, this.data, { createParentContainers: true }).catch((err: unknown) => {
-        if (!(err instanceof NodeExistsError)) throw err;
-      });
-      this.client.on('stateChanged', this.onState);
-      await this.read();
-    } catch (err) {
-      await this.close();
-      throw err;
-    }
+  start(): Promise<void> {
+    return this.life.start(async () => {
+      try {
+        await this.client.create(this.path, this.data, { createParentContainers: true }).catch((err: unknown) => {
+          if (!(err instanceof NodeExistsError)) throw err;
+        });
+        this.client.on('stateChanged', this.onState);
+        await this.read();
+      } catch (err) {
+        await this.close();
+        throw err;
+      }
+    });
   }
 
   /** The cached value and its version, with no round trip. Throws CorruptedValueError for bytes of another type. */
@@ -87,13 +108,15 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
   }
 
   /** Stops watching; the node stays. */
-  async close(): Promise<void> {
-    if (this.phase === 'closed') return;
-    this.phase = 'closed';
-    this.client.off('stateChanged', this.onState);
-    this.drops.close();
-    await Promise.allSettled([...this.inflight]);
-    await this.watching.removeAllWatches();
+  close(): Promise<void> {
+    return this.life.close(async () => {
+      this.rereads.stop();
+      this.client.off('stateChanged', this.onState);
+      this.drops.close();
+      await this.rereads.whenIdle();
+      await Promise.allSettled([...this.inflight]);
+      await this.watching.removeAllWatches();
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -134,24 +157,16 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
   }
 
   private checkStarted(operation: string): void {
-    if (this.phase !== 'started') throw new Error(`${this.path}: ${operation}() needs start() first (and no close())`);
+    if (!this.life.isStarted) throw new IllegalStateError(`${this.path}: ${operation}() needs start() first (and no close())`);
   }
 
   /** Queues a re-read behind the one in flight; requests made while one waits join it. Never rejects. */
   private refresh(): void {
-    if (this.phase !== 'started' || this.queued) return;
-    this.queued = true;
-    this.reading = this.reading
-      .then(() => {
-        this.queued = false;
-        return this.read();
-      })
-      // The next watch event or reconnect reads again.
-      .catch((err: unknown) => this.client.logger.debug({ err, path: this.path }, 'shared value: re-read failed'));
+    if (this.life.isStarted) this.rereads.run();
   }
 
   private read(): Promise<void> {
-    if (this.phase !== 'started') return Promise.resolve();
+    if (!this.life.isStarted) return Promise.resolve();
     const p = this.readOnce();
     this.inflight.add(p);
     return p.finally(() => this.inflight.delete(p));

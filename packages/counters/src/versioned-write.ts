@@ -18,8 +18,7 @@ import {
   KeeperError,
   NoNodeError,
   NodeExistsError,
-  SessionExpiredError,
-  isRetryableError,
+  triageFailure,
   type Client,
   type Stat,
 } from '@tenure/client';
@@ -62,7 +61,10 @@ export class ConnectionDrops {
 const isConflict = (err: unknown): boolean =>
   err instanceof BadVersionError || err instanceof NoNodeError || err instanceof NodeExistsError;
 /** The server answered no: nothing was written. */
-const isRefusal = (err: unknown): boolean => err instanceof KeeperError && !isRetryableError(err) && !(err instanceof SessionExpiredError);
+const isRefusal = (err: unknown): boolean => {
+  const verdict = triageFailure(err);
+  return err instanceof KeeperError && (verdict === 'stop' || verdict === 'report');
+};
 
 /** Runs `write` (a create when `read` is null, else a setData) and says what became of it. */
 export async function versionedWrite(

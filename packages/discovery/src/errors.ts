@@ -1,24 +1,25 @@
 /** The errors of @tenure/discovery; each names the node or the instance it concerns. */
+import { TenureError } from '@tenure/client';
 
 /** Node data that is not an instance in Curator's JSON. */
-export class InvalidInstanceError extends Error {
+export class InvalidInstanceError extends TenureError {
   override readonly name = 'InvalidInstanceError';
   constructor(
-    message: string,
+    message = 'not a service instance',
     /** The node it was read from, when known. */
     readonly path?: string,
   ) {
-    super(path === undefined ? message : `${path}: ${message}`);
+    super('INVALID_INSTANCE', path === undefined ? message : `${path}: ${message}`);
   }
 }
 
 /** `updateService` of an instance this ServiceDiscovery did not register (or has unregistered). */
-export class NotRegisteredError extends Error {
+export class NotRegisteredError extends TenureError {
   override readonly name = 'NotRegisteredError';
   constructor(
-    readonly serviceName: string,
-    readonly id: string,
+    readonly serviceName = 'service',
+    readonly id = 'unknown',
   ) {
-    super(`${serviceName}/${id} is not registered through this ServiceDiscovery`);
+    super('NOT_REGISTERED', `${serviceName}/${id} is not registered through this ServiceDiscovery`);
   }
 }

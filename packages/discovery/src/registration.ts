@@ -66,7 +66,7 @@ export class Registration {
     return client.wait(
       async (signal) => {
         if (this.closed) throw new ClosedError(`registration ${this.path}`);
-        this.node.start();
+        await this.node.start();
         await this.node.waitForInitialCreate({ signal });
       },
       options,

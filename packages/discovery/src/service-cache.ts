@@ -11,7 +11,15 @@
  * `lastSyncedAt` says when it was last known to be current.
  */
 import { EventEmitter } from 'eventemitter3';
-import { ConnectionState, type Client, type WaitOptions } from '@tenure/client';
+import {
+  ConnectionState,
+  RecipeLifecycle,
+  safeEmitter,
+  type Client,
+  type RecipeState,
+  type SafeEmit,
+  type WaitOptions,
+} from '@tenure/client';
 import { EventStream, TreeCache, type CachedNode } from '@tenure/cache';
 import { joinPath, nodeName } from '@tenure/protocol';
 import { InvalidInstanceError } from './errors.js';
@@ -51,7 +59,8 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
   private list: readonly ServiceInstance<P>[] = [];
   private dirty = false;
   private readonly stream = new EventStream<readonly ServiceInstance<P>[]>();
-  private state: 'latent' | 'started' | 'closed' = 'latent';
+  private readonly life: RecipeLifecycle;
+  private readonly emitSafely: SafeEmit<ServiceCacheEvents<P>>;
   private connected: boolean;
   /** When the set was last known current, while not connected. */
   private syncedUntil: number | null = null;
@@ -69,6 +78,8 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
     this.serializer = options.serializer;
     this.onClose = options.onClose;
     this.connected = client.isConnected;
+    this.life = new RecipeLifecycle(`ServiceCache ${path}`);
+    this.emitSafely = safeEmitter<ServiceCacheEvents<P>>(this);
     this.tree = new TreeCache(client, path, {
       maxDepth: 1,
       persistentWatches: options.persistentWatches,
@@ -78,15 +89,20 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
     this.tree.on('changed', (n) => this.put(n));
     this.tree.on('deleted', (n) => this.remove(n));
     this.tree.on('initialized', () => this.changed());
-    this.tree.on('error', (e) => this.emit('error', e));
+    this.tree.on('error', (e) => this.emitSafely('error', e));
   }
 
   /** Starts watching; resolves once the instances were first loaded (TimeoutError, AbortError, ClosedError). */
-  async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent') throw new Error(`ServiceCache ${this.path}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    this.state = 'started';
-    this.client.on('stateChanged', this.onState);
-    await this.tree.start(options);
+  start(options: WaitOptions = {}): Promise<void> {
+    return this.life.start(async () => {
+      this.client.on('stateChanged', this.onState);
+      await this.tree.start(options);
+    });
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
   }
 
   /** Whether the initial load is done. */
@@ -105,7 +121,7 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
 
   /** False while the client is disconnected: `instances` is then the last known set. */
   get synced(): boolean {
-    return this.state === 'started' && this.tree.initialized && this.connected;
+    return this.life.isStarted && this.tree.initialized && this.connected;
   }
 
   /**
@@ -127,15 +143,15 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
   }
 
   /** Stops watching (every watch removed, on the server too); iterators end. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.onClose?.();
-    this.client.off('stateChanged', this.onState);
-    await this.tree.close();
-    this.byNode.clear();
-    this.dirty = true;
-    this.stream.end();
+  close(): Promise<void> {
+    return this.life.close(async () => {
+      this.onClose?.();
+      this.client.off('stateChanged', this.onState);
+      await this.tree.close();
+      this.byNode.clear();
+      this.dirty = true;
+      this.stream.end();
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -150,7 +166,7 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
     } catch (err) {
       const e = err instanceof InvalidInstanceError ? new InvalidInstanceError(err.message, joinPath(this.path, name)) : (err as Error);
       this.byNode.delete(name);
-      this.emit('error', e);
+      this.emitSafely('error', e);
     }
     this.changed();
   }
@@ -161,10 +177,10 @@ export class ServiceCache<P = unknown> extends EventEmitter<ServiceCacheEvents<P
 
   private changed(): void {
     this.dirty = true;
-    if (!this.tree.initialized || this.state !== 'started') return;
+    if (!this.tree.initialized || !this.life.isStarted) return;
     const now = this.instances;
     this.stream.push(now);
-    this.emit('change', now);
+    this.emitSafely('change', now);
   }
 
   private readonly onState = (state: ConnectionState): void => {

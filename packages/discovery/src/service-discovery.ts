@@ -16,7 +16,19 @@
  * object, STATIC and PERMANENT too, and closes the caches and providers made by it.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, NoNodeError, type Client, type Logger, type WaitOptions } from '@tenure/client';
+import {
+  AbortError,
+  ClosedError,
+  NoNodeError,
+  RecipeLifecycle,
+  safeEmitter,
+  type Client,
+  type Logger,
+  type RecipeState,
+  type SafeEmit,
+  type WaitOptions,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { InvalidInstanceError, NotRegisteredError } from './errors.js';
 import { JsonInstanceSerializer, type InstanceSerializer } from './json-instance-serializer.js';
@@ -75,27 +87,33 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
   private readonly registrations = new Map<string, Registration>();
   /** Caches made here (providers' included), until closed. */
   private readonly caches = new Set<{ close(): Promise<void> }>();
-  private state: 'latent' | 'started' | 'closed' = 'latent';
-  private closing: Promise<void> | null = null;
+  private readonly life: RecipeLifecycle;
+  private readonly emitSafely: SafeEmit<ServiceDiscoveryEvents>;
 
   constructor(client: Client, options: ServiceDiscoveryOptions = {}) {
     super();
-    if (!client || typeof client.create !== 'function') throw new TypeError('ServiceDiscovery: a client is required');
+    if (!client || typeof client.create !== 'function') throw new InvalidArgumentError('ServiceDiscovery: a client is required');
     this.basePath = options.basePath ?? '/services';
     validatePath(this.basePath);
     this.serializer = options.serializer ?? new JsonInstanceSerializer();
     this.client = client;
     this.options = options;
     this.log = options.logger ?? client.childLogger({ recipe: 'serviceDiscovery', path: this.basePath });
+    this.life = new RecipeLifecycle(`ServiceDiscovery ${this.basePath}`);
+    this.emitSafely = safeEmitter<ServiceDiscoveryEvents>(this, this.log);
   }
 
   /** Starts the registry; registers `thisInstance` if one was given. */
-  async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent')
-      throw new Error(`ServiceDiscovery ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    if (this.client.closedSignal.aborted) throw new ClosedError('client');
-    this.state = 'started';
-    if (this.options.thisInstance) await this.registerService(this.options.thisInstance, options);
+  start(options: WaitOptions = {}): Promise<void> {
+    return this.life.start(async () => {
+      if (this.client.closedSignal.aborted) throw new ClosedError('client');
+      if (this.options.thisInstance) await this.registerService(this.options.thisInstance, options);
+    });
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
   }
 
   /** `<basePath>/<name>`. */
@@ -123,7 +141,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
       serializer: this.serializer,
       logger: this.log,
       rejoinJitterMs: this.options.rejoinJitterMs,
-      onError: (e) => this.emit('error', e),
+      onError: (e) => this.emitSafely('error', e),
     });
     this.registrations.set(instance.id, reg);
     try {
@@ -133,7 +151,7 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
       await reg.close();
       throw err;
     }
-    if (this.state !== 'started') {
+    if (!this.life.isStarted) {
       await reg.close(); // closed meanwhile
       throw new ClosedError(`ServiceDiscovery ${this.basePath}`);
     }
@@ -198,14 +216,11 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
 
   /** Closes the caches and providers made here, then unregisters every instance registered here. */
   close(): Promise<void> {
-    if (this.closing) return this.closing;
-    this.state = 'closed';
-    this.closing = (async () => {
+    return this.life.close(async () => {
       await Promise.allSettled([...this.caches].map((c) => c.close()));
       await Promise.allSettled([...this.registrations.values()].map((r) => r.close()));
       this.registrations.clear();
-    })();
-    return this.closing;
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -253,10 +268,10 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
 
   private checkStarted(what: string): void {
     this.checkOpen(what);
-    if (this.state !== 'started') throw new Error(`ServiceDiscovery ${this.basePath}: ${what} before start()`);
+    this.life.requireStarted(what);
   }
 
   private checkOpen(what: string): void {
-    if (this.state === 'closed') throw new ClosedError(`ServiceDiscovery ${this.basePath} (${what})`);
+    if (this.life.isClosed) throw new ClosedError(`ServiceDiscovery ${this.basePath} (${what})`);
   }
 }

@@ -4,7 +4,7 @@
  * are not down (DownInstancePolicy: reported `errorThreshold` times, skipped for `timeoutMs`) and
  * are enabled, in that order, as Curator's FilteredInstanceProvider; the strategy picks one.
  */
-import type { Clock, WaitOptions } from '@tenure/client';
+import type { Clock, RecipeState, WaitOptions } from '@tenure/client';
 import { DownInstances, type DownInstancePolicy } from './down-instances.js';
 import { providerStrategy, type ProviderStrategy, type ProviderStrategyName } from './provider-strategies.js';
 import type { ServiceCache } from './service-cache.js';
@@ -54,6 +54,11 @@ export class ServiceProvider<P = unknown> implements AsyncDisposable {
   /** Starts the cache; resolves once the instances were first loaded, so getInstance() sees them. */
   start(options: WaitOptions = {}): Promise<void> {
     return this.cache.start(options);
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'`: the lifecycle of its cache. */
+  get state(): RecipeState {
+    return this.cache.state;
   }
 
   /** One instance by the strategy, or null when no candidate is left. */

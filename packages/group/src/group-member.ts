@@ -14,10 +14,20 @@
  * is always in its own view, with its payload, even before its node exists.
  */
 import { EventEmitter } from 'eventemitter3';
-import type { Client, NodeData, WaitOptions } from '@tenure/client';
+import {
+  RecipeLifecycle,
+  safeEmitter,
+  type Client,
+  type NodeData,
+  type RecipeState,
+  type SafeEmit,
+  type WaitOptions,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
+import { IllegalStateError } from '@tenure/client';
 
 export type Membership = Map<string, Buffer>;
 
@@ -42,23 +52,26 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   private readonly cache: TreeCache;
   private readonly stream = new EventStream<Membership>();
   private last: Membership | null = null;
-  private state: 'latent' | 'started' | 'closed' = 'latent';
+  private readonly life: RecipeLifecycle;
+  private readonly emitSafely: SafeEmit<GroupMemberEvents>;
 
   constructor(client: Client, membershipPath: string, memberId: string, payload: NodeData | null = null, options: GroupMemberOptions = {}) {
     super();
     validatePath(membershipPath);
     if (typeof memberId !== 'string' || memberId.length === 0 || memberId.includes('/')) {
-      throw new TypeError(`GroupMember: memberId must be a non-empty name without '/', got ${JSON.stringify(memberId)}`);
+      throw new InvalidArgumentError(`GroupMember: memberId must be a non-empty name without '/', got ${JSON.stringify(memberId)}`);
     }
     this.membershipPath = membershipPath;
     this.memberId = memberId;
     const { persistentWatches, ...keep } = options;
     const logger = options.logger ?? client.childLogger({ recipe: 'groupMember', path: membershipPath, memberId });
+    this.life = new RecipeLifecycle(`GroupMember ${memberId} of ${membershipPath}`);
+    this.emitSafely = safeEmitter<GroupMemberEvents>(this, logger);
     this.node = new PersistentNode(client, { ...keep, logger, path: joinPath(membershipPath, memberId), data: payload });
     this.cache = new TreeCache(client, membershipPath, { maxDepth: 1, persistentWatches, logger });
-    this.node.on('conflict', (e) => this.emit('conflict', e));
-    this.node.on('error', (e) => this.emit('error', e));
-    this.cache.on('error', (e) => this.emit('error', e));
+    this.node.on('conflict', (e) => this.emitSafely('conflict', e));
+    this.node.on('error', (e) => this.emitSafely('error', e));
+    this.cache.on('error', (e) => this.emitSafely('error', e));
     const changed = (): void => this.changed();
     this.cache.on('initialized', changed);
     this.cache.on('created', (n) => n.path !== membershipPath && changed());
@@ -70,12 +83,16 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
    * Joins (the member node is created in the background) and starts following the membership.
    * Resolves once the membership was first read; `waitForJoined` waits for our own node.
    */
-  async start(options: WaitOptions = {}): Promise<void> {
-    if (this.state !== 'latent')
-      throw new Error(`GroupMember ${this.memberId}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    this.state = 'started';
-    this.node.start();
-    await this.cache.start(options);
+  start(options: WaitOptions = {}): Promise<void> {
+    return this.life.start(async () => {
+      await this.node.start();
+      await this.cache.start(options);
+    });
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
   }
 
   /** Resolves once our member node was first created; TimeoutError / AbortError / ClosedError. */
@@ -114,12 +131,12 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   }
 
   /** Leaves the group (our node is deleted) and stops following it; every watch is removed. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    await this.cache.close();
-    await this.node.close();
-    this.stream.end();
+  close(): Promise<void> {
+    return this.life.close(async () => {
+      await this.cache.close();
+      await this.node.close();
+      this.stream.end();
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -127,12 +144,12 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   }
 
   private changed(): void {
-    if (!this.cache.initialized || this.state !== 'started') return;
+    if (!this.cache.initialized || !this.life.isStarted) return;
     const now = this.getCurrentMembers();
     if (this.last && sameMembership(this.last, now)) return;
     this.last = now;
     this.stream.push(now);
-    this.emit('change', now);
+    this.emitSafely('change', now);
   }
 }
 

@@ -1,4 +1,5 @@
 /** Why a leadership term ended, and the error `leadership.signal` aborts with. */
+import { TenureError } from '@tenure/client';
 
 /** Why a term ended (the `end` of a LeadershipLostError). */
 export type LeadershipEnd =
@@ -25,14 +26,14 @@ export type LeadershipEnd =
  * The reason of an aborted `leadership.signal`: the term is over and work done under it must
  * stop. `end` says why; only `released` is a term given up rather than lost.
  */
-export class LeadershipLostError extends Error {
+export class LeadershipLostError extends TenureError {
   override name = 'LeadershipLostError';
   constructor(
     /** The election's path. */
-    readonly path: string,
-    readonly end: LeadershipEnd,
+    readonly path = '/',
+    readonly end: LeadershipEnd = 'lost',
     options?: { cause?: unknown },
   ) {
-    super(end === 'released' ? `leadership of ${path} was released` : `leadership of ${path} ended (${end})`, options);
+    super('LEADERSHIP_LOST', end === 'released' ? `leadership of ${path} was released` : `leadership of ${path} ended (${end})`, options);
   }
 }

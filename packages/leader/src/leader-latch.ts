@@ -32,18 +32,21 @@ import {
   ConnectionState,
   CreateMode,
   NoNodeError,
-  SessionExpiredError,
+  PassRunner,
+  RecipeLifecycle,
+  RetryPacer,
   abandonNode,
-  isRetryableError,
+  asError,
   queuePosition,
+  safeEmitter,
+  triageFailure,
+  InvalidArgumentError,
 } from '@tenure/client';
-import type { Client, Logger, WaitOptions } from '@tenure/client';
+import type { Client, Logger, RecipeState, SafeEmit, WaitOptions } from '@tenure/client';
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
 import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
-import { RetryPacer } from './retry-pacer.js';
-import { safeEmitter, type SafeEmit } from './safe-emit.js';
 import { Waiters } from './waiters.js';
 import { WatchSlot } from './watch-slot.js';
 
@@ -62,7 +65,8 @@ export interface LeaderLatchOptions extends ParticipantOptions {
  * - `joined`: our node is in place: the first join, and every rejoin after a reset (e.g. after LOST).
  * - `isLeader`: we lead. The leadership's signal aborts when the term ends.
  * - `notLeader`: the term ended; `leadership.signal` aborted just before.
- * - `error`: a failure the latch cannot fix by itself (e.g. NoAuth); it keeps retrying with backoff.
+ * - `error`: a failure the latch cannot fix by itself. It retries with backoff, except after a
+ *   NoAuthError: then it stops trying (the kit's NoAuth rule; `start()` and `await()` reject with it).
  */
 export interface LeaderLatchEvents {
   joined(path: string): void;
@@ -71,7 +75,8 @@ export interface LeaderLatchEvents {
   error(error: Error): void;
 }
 
-export type LatchState = 'latent' | 'started' | 'closed';
+/** The recipe lifecycle's state (leadership is `leadership` / `hasLeadership()`). */
+export type LatchState = RecipeState;
 
 /** Our node in the election: its czxid is the token, its ephemeralOwner the owner. */
 interface OurNode {
@@ -93,14 +98,17 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   private readonly retry: RetryPacer;
   /** emit, without letting a listener's exception break the latch (it is reported as `error`). */
   private readonly emitSafely: SafeEmit<LeaderLatchEvents>;
-  private latchState: LatchState = 'latent';
+  private readonly life: RecipeLifecycle;
+  /** The steps, one at a time (the kit's "run once more"). */
+  private readonly runner: PassRunner;
+  /** The NoAuthError that stopped the latch. */
+  private stoppedBy: Error | null = null;
   private node: OurNode | null = null;
   private term: { node: OurNode; term: Term } | null = null;
   private readonly predecessor: WatchSlot;
   /** Our own node, watched while we lead. */
   private readonly ownWatch: WatchSlot;
   private pending: Step | null = null;
-  private running: Promise<void> | null = null;
   /** The create of our node, while in flight. */
   private creating: Promise<unknown> | null = null;
   private readonly lifetime = new AbortController();
@@ -118,24 +126,30 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     super();
     this.path = validatePath(path);
     const id = options.id ?? '';
-    if (typeof id !== 'string') throw new TypeError('LeaderLatch: id must be a string');
+    if (typeof id !== 'string') throw new InvalidArgumentError('LeaderLatch: id must be a string');
     this.id = id;
     this.idBytes = Buffer.from(id, 'utf8');
     const closeMode = options.closeMode ?? 'silent';
     if (closeMode !== 'silent' && closeMode !== 'notifyLeader')
-      throw new RangeError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
+      throw new InvalidArgumentError(`LeaderLatch: closeMode must be 'silent' or 'notifyLeader', got ${String(closeMode)}`);
     this.closeMode = closeMode;
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-latch', path: this.path });
     this.emitSafely = safeEmitter<LeaderLatchEvents>(this, this.logger);
-    this.retry = new RetryPacer(client, options.retryPolicy ?? client.retryPolicy);
-    const live = (): boolean => this.latchState === 'started';
+    this.retry = new RetryPacer(client, options.retryPolicy);
+    this.life = new RecipeLifecycle(`LeaderLatch ${this.path}`);
+    this.runner = new PassRunner(
+      client.clock,
+      () => this.step(),
+      (err) => this.failed(err),
+    );
+    const live = (): boolean => this.life.isStarted;
     this.predecessor = new WatchSlot(client, live);
     this.ownWatch = new WatchSlot(client, live);
   }
 
   /** `latent` before start(), `started`, then `closed`. */
   get state(): LatchState {
-    return this.latchState;
+    return this.life.state;
   }
 
   /** The current term while we lead, else null. */
@@ -149,7 +163,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   }
 
   hasLeadership(): boolean {
-    return this.latchState === 'started' && this.term !== null;
+    return this.life.isStarted && this.term !== null;
   }
 
   /**
@@ -158,12 +172,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
    * Connection problems are ridden out: the latch joins once the client is connected.
    */
   start(options: WaitOptions = {}): Promise<void> {
-    if (this.latchState !== 'latent') return Promise.reject(new Error(`LeaderLatch ${this.path}: cannot be started more than once`));
-    this.latchState = 'started';
-    this.client.on('stateChanged', this.onState);
-    const joined = this.wait(this.joinWaiters, this.joinedOnce ? true : null, 'start', options);
-    this.request('reset');
-    return joined.then(() => undefined);
+    return this.life.start(() => {
+      this.client.on('stateChanged', this.onState);
+      const joined = this.wait(this.joinWaiters, this.joinedOnce ? true : null, 'start', options);
+      this.request('reset');
+      return joined.then(() => undefined);
+    });
   }
 
   /**
@@ -190,10 +204,12 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
    * guaranteed delete. Resolves once the node is gone, or, if the connection is down, once the
    * delete is handed to the client (`client.pendingDeletes`; it ends with the session at the latest).
    */
-  async close(closeMode: CloseMode = this.closeMode): Promise<void> {
-    if (this.latchState === 'closed') return;
-    const wasStarted = this.latchState === 'started';
-    this.latchState = 'closed';
+  close(closeMode: CloseMode = this.closeMode): Promise<void> {
+    return this.life.close((wasStarted) => this.release(wasStarted, closeMode));
+  }
+
+  private async release(wasStarted: boolean, closeMode: CloseMode): Promise<void> {
+    this.runner.stop();
     this.client.off('stateChanged', this.onState);
     this.retry.cancel();
     const closed = new ClosedError(`leader latch ${this.path}`);
@@ -224,28 +240,18 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
 
   /** Asks for a step; a reset asked for wins over a check. */
   private request(step: Step): void {
-    if (this.latchState !== 'started') return;
+    if (!this.life.isStarted) return;
     if (this.pending !== 'reset') this.pending = step;
-    this.running ??= this.drain();
+    this.runner.run();
   }
 
-  private async drain(): Promise<void> {
-    // Let the caller finish first: `running` is set before the first step begins.
-    await Promise.resolve();
-    try {
-      while (this.pending !== null && this.latchState === 'started') {
-        const step = this.pending;
-        this.pending = null;
-        try {
-          await (step === 'reset' ? this.reset() : this.check());
-          this.retry.succeeded();
-        } catch (err) {
-          this.failed(err);
-        }
-      }
-    } finally {
-      this.running = null;
-    }
+  /** The step asked for last (the runner runs it once more when another is asked for meanwhile). */
+  private async step(): Promise<void> {
+    const step = this.pending;
+    this.pending = null;
+    if (step === null || !this.life.isStarted) return;
+    await (step === 'reset' ? this.reset() : this.check());
+    this.retry.succeeded();
   }
 
   /** Deletes our node (if any) and joins again with a new one. */
@@ -266,7 +272,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     // Kept even when closed meanwhile: close() deletes it.
     this.node = { path, name: nodeName(path), token: stat.czxid, owner: stat.ephemeralOwner };
     this.logger.debug({ path, token: stat.czxid, id: this.id }, 'leader latch joined');
-    if (this.latchState !== 'started') return;
+    if (!this.life.isStarted) return;
     this.emitSafely('joined', path);
     await this.check();
   }
@@ -283,7 +289,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
       if (err instanceof NoNodeError) return this.reset(); // the whole election path went
       throw err;
     }
-    if (this.latchState !== 'started' || this.node !== node) return;
+    if (!this.life.isStarted || this.node !== node) return;
     const position = queuePosition(electionOrder(children, LATCH_NAME), node.name);
     if (position === null) return this.reset();
     if (position.granted) {
@@ -302,7 +308,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
 
   /** Takes leadership for `node`, if it is safe now; otherwise the next RECONNECTED checks again. */
   private claim(node: OurNode): void {
-    if (this.latchState !== 'started') return;
+    if (!this.life.isStarted) return;
     if (this.term?.node === node) {
       // Resumed without a break (errorPolicy `session`): re-arm our node's watch if it never landed.
       if (this.ownWatch.idle) this.watchOwnNode(node);
@@ -363,7 +369,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   }
 
   private stateChanged(s: ConnectionState): void {
-    if (this.latchState !== 'started') return;
+    if (!this.life.isStarted) return;
     switch (s) {
       case ConnectionState.SUSPENDED:
         if (this.client.isErrorState(s)) this.endTerm('suspended');
@@ -384,18 +390,32 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   // ---- failures, waits, deletes ----
 
   private failed(err: unknown): void {
-    if (this.latchState !== 'started') return;
+    if (!this.life.isStarted) return;
+    const verdict = triageFailure(err, this.client.closedSignal);
     // The client closed: so did the session, and our node with it.
-    if (err instanceof ClosedError) return this.endTerm('closed');
+    if (verdict === 'closed') return this.endTerm('closed');
     // LOST: the state machine reports RECONNECTED with a new session, which checks again.
-    if (err instanceof SessionExpiredError) return;
-    if (isRetryableError(err) && !this.client.isConnected) return; // RECONNECTED checks again
-    if (!isRetryableError(err)) {
+    if (verdict === 'session') return;
+    if (verdict === 'transient' && !this.client.isConnected) return; // RECONNECTED checks again
+    if (verdict === 'stop') return this.stop(asError(err));
+    if (verdict === 'report') {
       this.logger.warn({ err, path: this.path, id: this.id }, 'leader latch step failed; retrying');
-      this.emitSafely('error', err instanceof Error ? err : new Error(String(err)));
+      this.emitSafely('error', asError(err));
     }
     // An `error` listener may have closed the latch: then no retry timer may outlive it.
-    if (this.latchState === 'started') this.retry.schedule(() => this.request('check'));
+    if (this.life.isStarted) this.retry.schedule(() => this.request('check'));
+  }
+
+  /** NoAuth: the latch stops trying (no retry, no more steps); waits reject with it; close() still cleans up. */
+  private stop(err: Error): void {
+    this.logger.error({ err, path: this.path, id: this.id }, 'leader latch: NoAuth, it stops');
+    this.stoppedBy = err;
+    this.runner.stop();
+    this.retry.cancel();
+    this.endTerm('closed');
+    this.joinWaiters.close(err);
+    this.leaderWaiters.close(err);
+    this.emitSafely('error', err);
   }
 
   private settleJoin(): void {
@@ -405,7 +425,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
 
   /** `now` at once when there is one, else the next notify() of `waiters`. */
   private async wait<T>(waiters: Waiters<T>, now: T | null, what: string, options: WaitOptions): Promise<T> {
-    if (this.latchState === 'closed') throw new ClosedError(`leader latch ${this.path}`);
+    if (this.life.isClosed) throw new ClosedError(`leader latch ${this.path}`);
+    if (this.stoppedBy) throw this.stoppedBy;
     return now ?? waiters.wait(this.client.waitScope(options, `leader latch ${this.path} ${what}`));
   }
 

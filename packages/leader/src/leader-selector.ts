@@ -20,7 +20,20 @@
  * and our node is deleted. After LOST the node went with the session, so nothing waits.
  */
 import { EventEmitter } from 'eventemitter3';
-import { AbortError, ClosedError, type Client, type Logger, type RetryPolicy } from '@tenure/client';
+import {
+  AbortError,
+  ClosedError,
+  RecipeLifecycle,
+  RetryPacer,
+  asError,
+  safeEmitter,
+  triageFailure,
+  type Client,
+  type Logger,
+  type RecipeState,
+  type SafeEmit,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { LeaseLostError, Mutex, type Lease } from '@tenure/locks';
 import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
@@ -50,7 +63,8 @@ export interface LeaderSelectorEvents {
   error: (error: Error) => void;
 }
 
-export type SelectorState = 'latent' | 'started' | 'closed';
+/** The recipe lifecycle's state (leadership is `leadership` / `hasLeadership()`). */
+export type SelectorState = RecipeState;
 
 export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implements AsyncDisposable {
   readonly path: string;
@@ -59,8 +73,9 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   private readonly takeLeadership: TakeLeadership;
   private readonly mutex: Mutex;
   private readonly logger: Logger;
-  private readonly retryPolicy: RetryPolicy;
-  private selectorState: SelectorState = 'latent';
+  private readonly pacer: RetryPacer;
+  private readonly life: RecipeLifecycle;
+  private readonly safeEmit: SafeEmit<LeaderSelectorEvents>;
   private running: Promise<void> | null = null;
   private term: Term | null = null;
   /** Aborted at close: stops a pending acquire or backoff. */
@@ -73,14 +88,16 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   ) {
     super();
     this.path = validatePath(path);
-    if (typeof options?.takeLeadership !== 'function') throw new TypeError('LeaderSelector: takeLeadership must be a function');
+    if (typeof options?.takeLeadership !== 'function') throw new InvalidArgumentError('LeaderSelector: takeLeadership must be a function');
     const id = options.id ?? '';
-    if (typeof id !== 'string') throw new TypeError('LeaderSelector: id must be a string');
+    if (typeof id !== 'string') throw new InvalidArgumentError('LeaderSelector: id must be a string');
     this.id = id;
     this.autoRequeue = options.autoRequeue ?? false;
     this.takeLeadership = options.takeLeadership;
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-selector', path: this.path });
-    this.retryPolicy = options.retryPolicy ?? client.retryPolicy;
+    this.pacer = new RetryPacer(client, options.retryPolicy);
+    this.life = new RecipeLifecycle(`LeaderSelector ${this.path}`);
+    this.safeEmit = safeEmitter<LeaderSelectorEvents>(this, this.logger);
     // Curator writes the id only when there is one (an empty node otherwise).
     this.mutex = new Mutex(
       client,
@@ -90,7 +107,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   }
 
   get state(): SelectorState {
-    return this.selectorState;
+    return this.life.state;
   }
 
   /** The current term while takeLeadership runs, else null (its signal says whether it is still safe). */
@@ -106,11 +123,9 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     return this.term !== null;
   }
 
-  /** Joins the election in the background. Throws if already started or closed. */
-  start(): void {
-    if (this.selectorState !== 'latent') throw new Error(`LeaderSelector ${this.path}: cannot be started more than once`);
-    this.selectorState = 'started';
-    this.requeue();
+  /** Joins the election in the background. Rejects with IllegalStateError if already started or closed. */
+  start(): Promise<void> {
+    return this.life.start(() => void this.requeue());
   }
 
   /**
@@ -118,7 +133,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
    * Needed only without autoRequeue, after a term ended.
    */
   requeue(): boolean {
-    if (this.selectorState !== 'started') throw new Error(`LeaderSelector ${this.path}: not started, or closed`);
+    this.life.requireStarted('requeue');
     if (this.running !== null) return false;
     this.running = this.loop().finally(() => {
       this.running = null;
@@ -143,13 +158,13 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
    * Leaves the election: a pending acquire stops, a running term's signal aborts (`closed`), and
    * close waits for takeLeadership to return before the lease is released. Resolves when done.
    */
-  async close(): Promise<void> {
-    if (this.selectorState === 'closed') return;
-    this.selectorState = 'closed';
-    this.lifetime.abort(new ClosedError(`leader selector ${this.path}`));
-    this.term?.end('closed');
-    await this.running;
-    await this.mutex.close();
+  close(): Promise<void> {
+    return this.life.close(async () => {
+      this.lifetime.abort(new ClosedError(`leader selector ${this.path}`));
+      this.term?.end('closed');
+      await this.running;
+      await this.mutex.close();
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -159,21 +174,22 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   // ---- the work loop ----
 
   private async loop(): Promise<void> {
-    let failures = 0;
     for (;;) {
-      if (this.selectorState !== 'started') return;
+      if (!this.life.isStarted) return;
       let lease: Lease;
       try {
         lease = await this.mutex.acquire({ signal: this.lifetime.signal, keepNodeUntilRelease: true });
       } catch (err) {
-        if (this.selectorState !== 'started' || err instanceof ClosedError) return;
+        const verdict = triageFailure(err, this.client.closedSignal);
+        if (!this.life.isStarted || verdict === 'closed') return;
         if (err instanceof AbortError && this.lifetime.signal.aborted) return;
         this.report(err, 'acquiring leadership failed');
-        if (!this.autoRequeue) return;
-        await this.backoff(++failures);
+        // NoAuth: the kit's rule, no retry (requeue() may try again once the ACL allows it).
+        if (!this.autoRequeue || verdict === 'stop') return;
+        await this.pacer.pause(AbortSignal.any([this.lifetime.signal, this.client.closedSignal]));
         continue;
       }
-      failures = 0;
+      this.pacer.succeeded();
       await this.lead(lease);
       if (!this.autoRequeue) return;
     }
@@ -189,7 +205,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     this.term = term;
     lease.signal.addEventListener('abort', onLost, { once: true });
     if (lease.signal.aborted) onLost();
-    if (this.selectorState !== 'started') term.end('closed');
+    if (!this.life.isStarted) term.end('closed');
     this.logger.info({ path: lease.path, token: lease.fencingToken, id: this.id }, 'leader selector: leading');
     this.safeEmit('isLeader', term.leadership);
     try {
@@ -210,30 +226,10 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     }
   }
 
-  /** The policy's pause before the next attempt; close() (or the client's) cuts it short. */
-  private async backoff(failures: number): Promise<void> {
-    const timeoutMs = this.client.backoffMs(failures - 1, this.retryPolicy);
-    using scope = this.client.waitScope({ timeoutMs, signal: this.lifetime.signal }, `leader selector ${this.path} backoff`);
-    await scope.whenAborted;
-  }
-
   private report(err: unknown, what: string): void {
-    const error = err instanceof Error ? err : new Error(String(err));
+    const error = asError(err);
     this.logger.warn({ err: error, path: this.path, id: this.id }, `leader selector: ${what}`);
     this.safeEmit('error', error);
-  }
-
-  private safeEmit<E extends keyof LeaderSelectorEvents>(event: E, ...args: Parameters<LeaderSelectorEvents[E]>): void {
-    try {
-      (this.emit as (e: E, ...a: unknown[]) => boolean)(event, ...args);
-    } catch (err) {
-      if (event === 'error') return;
-      try {
-        this.emit('error', err instanceof Error ? err : new Error(String(err)));
-      } catch {
-        // nothing more to do
-      }
-    }
   }
 }
 

@@ -248,7 +248,7 @@ describe('at most one leader: LeaderSelector (embedded server)', () => {
         },
       });
       recorder.attach(`s${i}`, s);
-      s.start();
+      void s.start();
       return s;
     });
     const until = performance.now() + 5000;

@@ -170,7 +170,7 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
       });
       recorder.attach(`s${i}`, s);
       selectors.push(s);
-      s.start();
+      await s.start();
     }
     await eventually(() => terms >= 3, 15_000, 'three terms');
     const leaderIndex = (): number => selectors.findIndex((s) => s.hasLeadership());

@@ -56,9 +56,9 @@ describe('layout and terms', () => {
     const ha = holder();
     const sa = selector(a!, 'alpha', ha.take);
     const sb = selector(b!, 'beta', holder().take);
-    sa.start();
+    await sa.start();
     await eventually(() => sa.hasLeadership(), 3000, 'alpha leads');
-    sb.start();
+    await sb.start();
     await eventually(() => children().length === 2, 3000, 'beta queued');
     for (const n of children()) expect(n).toMatch(/^_c_[0-9a-f-]{36}-lock-\d{10}$/);
     const ps = await sb.getParticipants();
@@ -82,7 +82,7 @@ describe('layout and terms', () => {
     });
     s.on('isLeader', () => events.push('isLeader'));
     s.on('notLeader', (end) => events.push(`notLeader:${end}`));
-    s.start();
+    await s.start();
     await eventually(() => runs === 1 && !s.hasLeadership(), 3000, 'one term');
     await sleep(50);
     expect(runs).toBe(1);
@@ -114,7 +114,7 @@ describe('layout and terms', () => {
       ),
     );
     ss.forEach((s, i) => recorder.attach(`s${i}`, s));
-    for (const s of ss) s.start();
+    await Promise.all(ss.map((s) => s.start()));
     await eventually(() => terms >= 30, 10_000, '30 terms');
     await Promise.all(ss.map((s) => s.close()));
     recorder.assertSafe();
@@ -141,7 +141,7 @@ describe('errors and interruption', () => {
       true,
     );
     s.on('error', (e) => errors.push(e.message));
-    s.start();
+    await s.start();
     await eventually(() => runs >= 3, 3000, 'three runs');
     await s.close();
     expect(errors.slice(0, 3)).toEqual(['failure 1', 'failure 2', 'failure 3']);
@@ -155,7 +155,7 @@ describe('errors and interruption', () => {
       throw new TypeError('sync');
     });
     s.on('error', (e) => errors.push(e));
-    s.start();
+    await s.start();
     await eventually(() => errors.length === 1, 3000, 'the error');
     expect(errors[0]).toBeInstanceOf(TypeError);
   });
@@ -166,9 +166,9 @@ describe('errors and interruption', () => {
     const hb = holder();
     const sa = selector(a!, 'a', ha.take);
     const sb = selector(b!, 'b', hb.take);
-    sa.start();
+    await sa.start();
     await eventually(() => ha.running(), 3000, 'a leads');
-    sb.start();
+    await sb.start();
     await eventually(() => children().length === 2, 3000, 'b queued');
     const term = sa.leadership!;
     sa.interruptLeadership();
@@ -199,9 +199,9 @@ describe('faults', () => {
     const hb = holder();
     const sb = selector(b!, 'b', hb.take);
     sa.on('notLeader', (end) => events.push(`a notLeader:${end}`));
-    sa.start();
+    await sa.start();
     await eventually(() => aTerms === 1, 3000, 'a leads');
-    sb.start();
+    await sb.start();
     const term = sa.leadership!;
     server.dropConnection(a!.sessionId);
     await eventually(() => term.signal.aborted, 3000, 'the signal aborts');
@@ -243,11 +243,11 @@ describe('faults', () => {
     recorder.attach('a', sa);
     recorder.attach('b', sb);
     recorder.attach('c', sc);
-    sa.start();
+    await sa.start();
     await eventually(() => aTerms === 1, 3000, 'a leads');
     const term = sa.leadership!;
-    sb.start();
-    sc.start();
+    await sb.start();
+    await sc.start();
     await eventually(() => children().length === 3, 3000, 'b and c queued');
     const aNode = term.path;
     const session = a!.sessionId;
@@ -284,9 +284,9 @@ describe('faults', () => {
     const sb = selector(b!, 'b', hb.take, true);
     recorder.attach('a', sa);
     recorder.attach('b', sb);
-    sa.start();
+    await sa.start();
     await eventually(() => ha.running(), 3000, 'a leads');
-    sb.start();
+    await sb.start();
     await eventually(() => children().length === 2, 3000, 'b queued');
     server.expireSession(a!.sessionId);
     await eventually(() => hb.running(), 5000, 'b leads');
@@ -305,7 +305,7 @@ describe('close', () => {
       await sleep(50);
       returned = true;
     });
-    s.start();
+    await s.start();
     await eventually(() => s.hasLeadership(), 3000, 'leading');
     const term = s.leadership!;
     await s.close();
@@ -325,9 +325,9 @@ describe('close', () => {
     const sb = selector(b!, 'b', async () => {
       bRan = true;
     });
-    sa.start();
+    await sa.start();
     await eventually(() => ha.running(), 3000, 'a leads');
-    sb.start();
+    await sb.start();
     await eventually(() => children().length === 2, 3000, 'b queued');
     await sb.close();
     expect(children()).toHaveLength(1);
@@ -340,8 +340,8 @@ describe('close', () => {
     const [a] = await clients.openMany(1);
     {
       await using s = new LeaderSelector(a!, '/jobs', { takeLeadership: () => sleep(10) });
-      s.start();
-      expect(() => s.start()).toThrow(/more than once/);
+      await s.start();
+      await expect(s.start()).rejects.toThrow(/more than once/);
     }
     expect(children()).toEqual([]);
     expect(() => new LeaderSelector(a!, '/jobs', {} as never)).toThrow(TypeError);

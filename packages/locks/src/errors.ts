@@ -2,6 +2,7 @@
  * The locks' own errors. Waits also reject with the protocol's TimeoutError, AbortError and
  * ClosedError, and server answers keep their KeeperError subclasses.
  */
+import { TenureError } from '@tenure/client';
 
 /** Why a lease stopped being safe (the `reason` of `lease.signal`). */
 export type LeaseEnd =
@@ -22,32 +23,32 @@ export type LeaseEnd =
  * The reason of an aborted `lease.signal`: the lease ended and the work it guarded must stop.
  * `end` says why. A lease ended by anything but `released` was lost, not given up.
  */
-export class LeaseLostError extends Error {
+export class LeaseLostError extends TenureError {
   override name = 'LeaseLostError';
   constructor(
-    readonly path: string,
-    readonly end: LeaseEnd,
+    readonly path = '/',
+    readonly end: LeaseEnd = 'lost',
   ) {
-    super(end === 'released' ? `the lease on ${path} was released` : `the lease on ${path} is no longer safe (${end})`);
+    super('LEASE_LOST', end === 'released' ? `the lease on ${path} was released` : `the lease on ${path} is no longer safe (${end})`);
   }
 }
 
 /** A holder of a read lock asked for the write lock of the same ReadWriteLock: refused, as it could never be granted. */
-export class LockUpgradeError extends Error {
+export class LockUpgradeError extends TenureError {
   override name = 'LockUpgradeError';
-  constructor(readonly path: string) {
-    super(`${path}: cannot upgrade a read lock to a write lock (release the read lock first)`);
+  constructor(readonly path = '/') {
+    super('LOCK_UPGRADE', `${path}: cannot upgrade a read lock to a write lock (release the read lock first)`);
   }
 }
 
 /** A semaphore was asked for more leases than it can ever grant. */
-export class LeaseCountError extends RangeError {
+export class LeaseCountError extends TenureError {
   override name = 'LeaseCountError';
   constructor(
-    readonly path: string,
-    readonly requested: number,
-    readonly maxLeases: number,
+    readonly path = '/',
+    readonly requested = 2,
+    readonly maxLeases = 1,
   ) {
-    super(`${path}: cannot acquire ${requested} leases of a semaphore with ${maxLeases}`);
+    super('LEASE_COUNT', `${path}: cannot acquire ${requested} leases of a semaphore with ${maxLeases}`);
   }
 }

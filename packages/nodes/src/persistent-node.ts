@@ -33,9 +33,14 @@ import {
   NoAuthError,
   NodeExistsError,
   NoNodeError,
-  SessionExpiredError,
-  isRetryableError,
+  PassRunner,
+  RecipeLifecycle,
+  RetryPacer,
   newProtectedId,
+  safeEmitter,
+  triageFailure,
+  type RecipeState,
+  type SafeEmit,
   protectedPrefix,
   type Client,
   type CreateMode,
@@ -44,6 +49,8 @@ import {
   type Stat,
   type WaitOptions,
   type WatchEvent,
+  IllegalStateError,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { isEphemeralMode, joinPath, nodeName, nonSequentialMode, parentPath } from '@tenure/protocol';
 import { NodeConflictError } from './errors.js';
@@ -55,7 +62,6 @@ import {
   type PersistentNodeEvents,
   type PersistentNodeOptions,
 } from './persistent-node-options.js';
-import { PassRunner } from './pass-runner.js';
 
 /**
  * A node that heals itself. Creates one node at `path` (or `_c_<uuid>-<name><seq>` with protection
@@ -63,7 +69,7 @@ import { PassRunner } from './pass-runner.js';
  *
  * ```ts
  * await using node = new PersistentNode(client, { path: '/services/api/host-1', data: 'http://...' });
- * node.start();
+ * await node.start();
  * await node.waitForInitialCreate({ timeoutMs: 5000 });
  * ```
  */
@@ -76,8 +82,9 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private readonly client: Client;
   private readonly log: Logger;
   private readonly runner: PassRunner;
-
-  private state: 'latent' | 'started' | 'closed' = 'latent';
+  private readonly life: RecipeLifecycle;
+  private readonly pacer: RetryPacer;
+  private readonly emitSafely: SafeEmit<PersistentNodeEvents>;
   private data: Buffer;
   /** Bumped by setData; `written` is the generation the server has. */
   private dataGen = 0;
@@ -93,7 +100,6 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private sessionLost = false;
   /** No create before this clock time (the jitter after LOST). */
   private notBefore = 0;
-  private failures = 0;
   /**
    * `replaceExisting`: 'first' until the first create answered (created, or NodeExists: delete,
    * then 'again': one more create without a check). null: the ownership rule.
@@ -103,17 +109,19 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private readonly initial: Promise<void>;
   private endInitial!: (error: Error | null) => void;
   private initialEnd: Error | null | undefined;
-  private closing: Promise<void> | null = null;
 
   constructor(client: Client, options: PersistentNodeOptions) {
     super();
-    if (!client || typeof client.create !== 'function') throw new TypeError('PersistentNode: a client is required');
+    if (!client || typeof client.create !== 'function') throw new InvalidArgumentError('PersistentNode: a client is required');
     const settings = (this.settings = nodeSettings(options));
     this.basePath = settings.path;
     this.mode = settings.mode;
     this.protection = settings.protection;
     this.client = client.trackingWatches();
     this.log = settings.logger ?? client.childLogger({ recipe: 'persistentNode', path: settings.path });
+    this.life = new RecipeLifecycle(`PersistentNode ${settings.path}`);
+    this.pacer = new RetryPacer(client, settings.retryPolicy);
+    this.emitSafely = safeEmitter<PersistentNodeEvents>(this, this.log);
     this.runner = new PassRunner(
       client.clock,
       () => this.pass(),
@@ -144,19 +152,22 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     return this.present;
   }
 
-  get isStarted(): boolean {
-    return this.state === 'started';
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
   }
 
-  /** Starts keeping the node: the first create is issued now. Throws if started before. */
-  start(): void {
-    if (this.state !== 'latent')
-      throw new Error(`PersistentNode ${this.basePath}: already ${this.state === 'started' ? 'started' : 'closed'}`);
-    if (this.client.closedSignal.aborted) throw new ClosedError('client');
-    this.state = 'started';
-    this.client.on('stateChanged', this.onState);
-    this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
-    this.runner.run();
+  /**
+   * Starts keeping the node: the first create is issued now (see `waitForInitialCreate`). Rejects
+   * with IllegalStateError if started or closed before, ClosedError if the client is closed.
+   */
+  start(): Promise<void> {
+    return this.life.start(() => {
+      if (this.client.closedSignal.aborted) throw new ClosedError('client');
+      this.client.on('stateChanged', this.onState);
+      this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+      this.runner.run();
+    });
   }
 
   /**
@@ -179,10 +190,10 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
    * once written (or kept for the next create); a failed write is retried by the next check.
    */
   async setData(data: NodeData | null): Promise<void> {
-    if (this.state === 'closed') throw new ClosedError(`PersistentNode ${this.basePath}`);
+    if (this.life.isClosed) throw new ClosedError(`PersistentNode ${this.basePath}`);
     this.data = toBuffer(data);
     const gen = ++this.dataGen;
-    if (this.state !== 'started' || !this.present || this.nodePath === undefined) return;
+    if (!this.life.isStarted || !this.present || this.nodePath === undefined) return;
     try {
       await this.client.setData(this.nodePath, this.data);
       if (this.written < gen) this.written = gen;
@@ -198,15 +209,13 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
    * that a create completing now is deleted too. Removes our watches from the server.
    */
   close(): Promise<void> {
-    if (this.closing) return this.closing;
-    const wasStarted = this.state === 'started';
-    this.state = 'closed';
-    this.runner.stop();
-    this.client.off('stateChanged', this.onState);
-    this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
-    this.endInitial(new ClosedError(`PersistentNode ${this.basePath}`));
-    this.closing = wasStarted ? this.release() : Promise.resolve();
-    return this.closing;
+    return this.life.close((wasStarted) => {
+      this.runner.stop();
+      this.client.off('stateChanged', this.onState);
+      this.client.closedSignal.removeEventListener('abort', this.onClientClosed);
+      this.endInitial(new ClosedError(`PersistentNode ${this.basePath}`));
+      return wasStarted ? this.release() : undefined;
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -216,7 +225,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   // ---- the loop ----
 
   private get active(): boolean {
-    return this.state === 'started' && this.stoppedBy === null;
+    return this.life.isStarted && this.stoppedBy === null;
   }
 
   /** One pass: make sure our node exists and is watched. */
@@ -306,12 +315,15 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
         await this.client.setData(path, this.data, { version: adopted ? -1 : stat.version });
         this.written = Math.max(this.written, gen);
       } catch (err) {
-        if (err instanceof NoNodeError || err instanceof BadVersionError) return this.runner.run(); // once more
+        if (err instanceof NoNodeError || err instanceof BadVersionError) {
+          this.runner.run(); // once more
+          return;
+        }
         throw err;
       }
       if (!this.active) return;
     }
-    this.failures = 0;
+    this.pacer.succeeded();
     if (adopted) this.markPresent(path);
   }
 
@@ -319,10 +331,10 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     const was = this.present;
     this.present = true;
     this.held = true;
-    this.failures = 0;
+    this.pacer.succeeded();
     if (!was) {
       this.log.debug({ node: path }, 'node in place');
-      this.emit('created', path);
+      this.emitSafely('created', path);
     }
     this.endInitial(null);
   }
@@ -330,7 +342,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private lost(path: string): void {
     if (!this.present) return;
     this.present = false;
-    this.emit('deleted', path);
+    this.emitSafely('deleted', path);
   }
 
   /** An ephemeral of one of our previous sessions: the old incarnation, delete it. */
@@ -347,31 +359,33 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
     this.lost(path);
     const err = new NodeConflictError(path, sessionOwner(stat));
     this.log.warn({ node: path, owner: err.owner }, 'an ephemeral of another live session is in our place');
-    this.emit('conflict', err);
-    this.emit('error', err);
+    this.emitSafely('conflict', err);
+    this.emitSafely('error', err);
     // Our exists watch is on the node: its NodeDeleted triggers us at once; this is the fallback.
     this.schedule(this.backoff());
   }
 
   private failed(err: unknown): void {
-    if (!this.active || err instanceof ClosedError || this.client.closedSignal.aborted) return;
-    if (err instanceof NoAuthError) {
+    const verdict = triageFailure(err, this.client.closedSignal);
+    if (!this.active || verdict === 'closed') return;
+    if (verdict === 'stop') {
+      const noAuth = err as Error;
       this.log.error({ err }, 'NoAuth: the node stops');
-      this.stoppedBy = err;
+      this.stoppedBy = noAuth;
       this.runner.stop();
-      this.endInitial(err);
-      this.emit('error', err);
+      this.endInitial(noAuth);
+      this.emitSafely('error', noAuth);
       return;
     }
     // Connection trouble and session loss heal by themselves (RECONNECTED triggers us); say the rest.
-    if (err instanceof Error && !isRetryableError(err) && !(err instanceof SessionExpiredError)) this.emit('error', err);
+    if (verdict === 'report' && err instanceof Error) this.emitSafely('error', err);
     const ms = this.backoff();
     this.log.debug({ err, retryInMs: ms }, 'retrying');
     this.schedule(ms);
   }
 
   private backoff(): number {
-    return this.client.backoffMs(this.failures++, this.settings.retryPolicy);
+    return this.pacer.nextDelayMs();
   }
 
   private schedule(ms: number): void {
@@ -412,7 +426,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private async release(): Promise<void> {
     const client = this.client;
     // A create in flight completes, then sees we are closed and deletes its node.
-    await this.runner.idle();
+    await this.runner.whenIdle();
     await client.removeAllWatches();
     const path = this.nodePath;
     if (!this.settings.deleteOnClose || path === undefined || client.closedSignal.aborted) return;

@@ -13,7 +13,20 @@
  *    instance can take over the same path meanwhile. Our watches are removed.
  */
 import { EventEmitter } from 'eventemitter3';
-import { CreateMode, NodeExistsError, NoNodeError, type Client, type NodeData, type TimerHandle, type WaitOptions } from '@tenure/client';
+import {
+  CreateMode,
+  NodeExistsError,
+  NoNodeError,
+  RecipeLifecycle,
+  safeEmitter,
+  triageFailure,
+  type Client,
+  type NodeData,
+  type RecipeState,
+  type SafeEmit,
+  type TimerHandle,
+  type WaitOptions,
+} from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { PersistentNode } from './persistent-node.js';
 import type { PersistentNodeEvents, PersistentNodeOptions } from './persistent-node-options.js';
@@ -41,7 +54,8 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
   private touching: Promise<void> | null = null;
   /** No more touches: closed, or the client closed. */
   private stopped = false;
-  private closing: Promise<void> | null = null;
+  private readonly life: RecipeLifecycle;
+  private readonly emitSafely: SafeEmit<PersistentNodeEvents>;
 
   constructor(
     private readonly client: Client,
@@ -58,6 +72,8 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
     this.ttlMs = ttlMs;
     this.intervalMs = Math.max(1, Math.floor(ttlMs / factor));
     this.childPath = joinPath(options.path, options.childNodeName ?? 'touch');
+    this.life = new RecipeLifecycle(`PersistentTtlNode ${options.path}`);
+    this.emitSafely = safeEmitter<PersistentNodeEvents>(this, options.logger);
     this.node = new PersistentNode(client, {
       path: options.path,
       mode: CreateMode.CONTAINER,
@@ -69,22 +85,29 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
       deleteOnClose: false,
     });
     this.node.on('created', (p) => {
-      this.emit('created', p);
+      this.emitSafely('created', p);
       this.touch(); // a new container is reaped once empty: give it its child now
     });
-    this.node.on('deleted', (p) => this.emit('deleted', p));
-    this.node.on('conflict', (e) => this.emit('conflict', e));
-    this.node.on('error', (e) => this.emit('error', e));
+    this.node.on('deleted', (p) => this.emitSafely('deleted', p));
+    this.node.on('conflict', (e) => this.emitSafely('conflict', e));
+    this.node.on('error', (e) => this.emitSafely('error', e));
   }
 
   get actualPath(): string | undefined {
     return this.node.actualPath;
   }
 
-  start(): void {
-    this.node.start();
-    this.client.closedSignal.addEventListener('abort', this.stopTouching, { once: true });
-    this.arm();
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
+  }
+
+  start(): Promise<void> {
+    return this.life.start(async () => {
+      await this.node.start();
+      this.client.closedSignal.addEventListener('abort', this.stopTouching, { once: true });
+      this.arm();
+    });
   }
 
   waitForInitialCreate(options?: WaitOptions): Promise<void> {
@@ -101,13 +124,12 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
 
   /** Stops touching. The nodes stay until the TTL runs out (then the server removes both). */
   close(): Promise<void> {
-    this.closing ??= (async () => {
+    return this.life.close(async () => {
       this.stopTouching();
       this.client.closedSignal.removeEventListener('abort', this.stopTouching);
       await this.touching;
       await this.node.close();
-    })();
-    return this.closing;
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -135,7 +157,11 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
     this.touching = this.touchOnce()
       .catch((err: unknown) => {
         // NoNode: the container is not there yet (the PersistentNode re-creates it and we touch then).
-        if (!(err instanceof NoNodeError) && !this.stopped && err instanceof Error) this.emit('error', err);
+        if (err instanceof NoNodeError || this.stopped || !(err instanceof Error)) return;
+        const verdict = triageFailure(err, this.client.closedSignal);
+        if (verdict === 'closed') return;
+        if (verdict === 'stop') this.stopTouching(); // NoAuth: touching stops, as the node does
+        this.emitSafely('error', err);
       })
       .finally(() => (this.touching = null));
   }

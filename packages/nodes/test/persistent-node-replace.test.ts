@@ -47,7 +47,7 @@ describe('PersistentNode replaceExisting', () => {
     await client.create('/free', null);
     const node = keep(client, { path: '/free/n', data: 'x', replaceExisting: true });
     const ops = recordOps();
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['create /free/n']);
     await ops.atLeast(2);
@@ -55,7 +55,7 @@ describe('PersistentNode replaceExisting', () => {
     // Without the option: the check first (exists, then create; the check's watch sees NodeCreated).
     const plain = keep(client, { path: '/free/p', data: 'x' });
     ops.length = 0;
-    plain.start();
+    await plain.start();
     await plain.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['exists /free/p', 'create /free/p']);
   });
@@ -70,7 +70,7 @@ describe('PersistentNode replaceExisting', () => {
     const client = await open();
     const node = keep(client, { path: '/busy/n', data: 'new', replaceExisting: true });
     const ops = recordOps();
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['create /busy/n NODEEXISTS', 'delete /busy/n', 'create /busy/n']);
     expect(events).toEqual(['NodeDeleted']);
@@ -85,7 +85,7 @@ describe('PersistentNode replaceExisting', () => {
     await client.create('/p', null);
     const before = await client.create('/p/n', 'old');
     const node = keep(client, { path: '/p/n', mode: CreateMode.PERSISTENT, data: 'new', replaceExisting: true });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const snap = server.node('/p/n')!;
     expect(snap.data!.toString()).toBe('new');
@@ -98,7 +98,7 @@ describe('PersistentNode replaceExisting', () => {
     const a = await open({ clock });
     const b = await open({ clock });
     const holder = keep(a, { path: '/dup/x', data: 'A', retryMs: 50, maxRetryMs: 200 });
-    holder.start();
+    await holder.start();
     await holder.waitForInitialCreate({ timeoutMs: 3000 });
     let holderLost = 0;
     holder.on('deleted', () => void holderLost++);
@@ -109,7 +109,7 @@ describe('PersistentNode replaceExisting', () => {
     holder.on('conflict', (e) => void conflicts.push(e));
     holder.on('error', () => {});
     node.on('error', () => {});
-    node.start();
+    await node.start();
     await clock.advance(800); // sixteen of the 50 ms first retries: a fight would show
     expect(holderLost).toBe(1); // deleted once, never again
     expect(conflicts.length).toBeGreaterThan(0); // whoever lost the race reports it
@@ -127,7 +127,7 @@ describe('PersistentNode replaceExisting', () => {
     server = startServer();
     const client = await open();
     const node = keep(client, { path: '/exp/n', data: 'x', replaceExisting: true });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const ops = recordOps();
     const back = nextEvent(node, 'created', undefined, { timeoutMs: 8000 });

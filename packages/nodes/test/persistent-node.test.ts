@@ -40,7 +40,7 @@ describe('PersistentNode', () => {
     const created: string[] = [];
     node.on('created', (p) => void created.push(p));
     expect(node.actualPath).toBeUndefined();
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(node.actualPath).toBe('/svc/a/member');
     expect(created).toEqual(['/svc/a/member']);
@@ -61,7 +61,7 @@ describe('PersistentNode', () => {
     const events = new EventLog<string>();
     node.on('created', () => void events.push('created'));
     node.on('deleted', () => void events.push('deleted'));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     for (let i = 0; i < 3; i++) {
       const before = server.node('/re/n')!.stat.czxid;
@@ -81,7 +81,7 @@ describe('PersistentNode', () => {
     server = startServer({ clock });
     const { client } = await open({ clock });
     const node = keep(client, { path: '/exp/n', rejoinJitterMs: 500 });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const oldId = client.sessionId;
     const T = client.negotiatedTimeoutMs;
@@ -104,7 +104,7 @@ describe('PersistentNode', () => {
     const { client } = await open();
     const { client: other } = await open();
     const node = keep(client, { path: '/prot/member-', mode: CreateMode.EPHEMERAL_SEQUENTIAL, protection: true, data: 'd' });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const path = node.actualPath!;
     expect(path).toMatch(/^\/prot\/_c_[0-9a-f-]{36}-member-\d{10}$/);
@@ -128,7 +128,7 @@ describe('PersistentNode', () => {
     const events: string[] = [];
     node.on('created', () => void events.push('created'));
     node.on('deleted', () => void events.push('deleted'));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const czxid = server.node('/calm/n')!.stat.czxid;
     server.dropConnection(client.sessionId);
@@ -151,7 +151,7 @@ describe('PersistentNode', () => {
       for (const mode of modes) {
         for (const protection of [false, true]) {
           const node = new PersistentNode(client, { path: `/quick/n${mode}-`, mode, protection });
-          node.start();
+          await node.start();
           await node.close();
         }
       }
@@ -166,14 +166,14 @@ describe('PersistentNode', () => {
     server = startServer();
     const { client } = await open();
     const node = new PersistentNode(client, { path: '/bye/n', mode: CreateMode.PERSISTENT });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     await eventually(() => serverWatches(server, client) === 1, 2000, 'the exists watch');
     await node.close();
     expect(server.node('/bye/n')).toBeUndefined();
     expect(serverWatches(server, client)).toBe(0);
     await expect(node.waitForInitialCreate()).resolves.toBeUndefined();
-    expect(() => node.start()).toThrow(/closed/);
+    await expect(node.start()).rejects.toThrow(/closed/);
   });
 
   it('adopts a node already in its place and writes its data (Curator); close deletes it', async () => {
@@ -184,7 +184,7 @@ describe('PersistentNode', () => {
     const node = keep(client, { path: '/adopt/n', mode: CreateMode.PERSISTENT, data: 'new' });
     const created: string[] = [];
     node.on('created', (p) => void created.push(p));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(server.node('/adopt/n')!.data!.toString()).toBe('new');
     expect(created).toEqual(['/adopt/n']);
@@ -198,20 +198,20 @@ describe('PersistentNode', () => {
     const { client: a } = await open({ clock });
     const { client: b } = await open({ clock });
     const first = keep(a, { path: '/dup/x', data: 'A' });
-    first.start();
+    await first.start();
     await first.waitForInitialCreate({ timeoutMs: 3000 });
     const second = keep(b, { path: '/dup/x', data: 'B', retryMs: 50, maxRetryMs: 200 });
     const conflicts: NodeConflictError[] = [];
     const errors: Error[] = [];
     second.on('conflict', (e) => void conflicts.push(e));
     second.on('error', (e) => void errors.push(e));
-    second.start();
+    await second.start();
     const timedOut = expect(second.waitForInitialCreate({ timeoutMs: 600 })).rejects.toBeInstanceOf(TimeoutError);
     await clock.advance(600);
     await timedOut;
     expect(conflicts.length).toBeGreaterThanOrEqual(2); // retried with backoff
     expect(conflicts[0]!.owner).toBe(a.sessionId);
-    expect(conflicts[0]!.code).toBe('conflict');
+    expect(conflicts[0]!.code).toBe('NODE_CONFLICT');
     expect(errors[0]).toBeInstanceOf(NodeConflictError);
     const snap = server.node('/dup/x')!;
     expect(snap.stat.ephemeralOwner).toBe(a.sessionId);
@@ -229,11 +229,11 @@ describe('PersistentNode', () => {
     const { client: a } = await open();
     const { client: b } = await open();
     const first = keep(a, { path: '/dup2/x' });
-    first.start();
+    await first.start();
     await first.waitForInitialCreate({ timeoutMs: 3000 });
     const second = new PersistentNode(b, { path: '/dup2/x' });
     const conflict = new Promise((r) => second.once('conflict', r));
-    second.start();
+    await second.start();
     await conflict;
     await second.close();
     expect(server.node('/dup2/x')!.stat.ephemeralOwner).toBe(a.sessionId);
@@ -248,7 +248,7 @@ describe('PersistentNode', () => {
     const node = keep(client, { path: '/locked/n' });
     const errors: Error[] = [];
     node.on('error', (e) => void errors.push(e));
-    node.start();
+    await node.start();
     await expect(node.waitForInitialCreate({ timeoutMs: 3000 })).rejects.toBeInstanceOf(NoAuthError);
     expect(errors.map((e) => e.constructor)).toEqual([NoAuthError]);
     await clock.advance(60_000);
@@ -263,7 +263,7 @@ describe('PersistentNode', () => {
     await a.create('/w', null);
     await a.create('/w/x', null, { mode: CreateMode.EPHEMERAL });
     const node = keep(b, { path: '/w/x' });
-    node.start();
+    await node.start();
     const ac = new AbortController();
     const waiting = node.waitForInitialCreate({ signal: ac.signal });
     ac.abort();
@@ -279,14 +279,14 @@ describe('PersistentNode', () => {
     const { client: a } = await open({ clock });
     const { client: b } = await open({ clock });
     const first = keep(a, { path: '/pace/x' });
-    first.start();
+    await first.start();
     await first.waitForInitialCreate({ timeoutMs: 3000 });
     const second = keep(b, { path: '/pace/x', retryPolicy: RetryPolicies.forever(40) });
     let conflicts = 0;
     second.on('conflict', () => void conflicts++);
     second.on('error', () => {});
     const first1 = nextEvent(second, 'conflict');
-    second.start();
+    await second.start();
     await first1;
     await clock.advance(5 * 40); // forever(40): one retry every 40 ms
     expect(conflicts).toBeGreaterThanOrEqual(5);
@@ -303,7 +303,7 @@ describe('PersistentNode', () => {
     const node = keep(b, { path: '/gone/x', retryPolicy: RetryPolicies.forever(60_000) });
     const conflict = new Promise((r) => node.once('conflict', r));
     node.on('error', () => {});
-    node.start();
+    await node.start();
     await conflict; // a retry is now scheduled a minute out
     const waiting = node.waitForInitialCreate({ timeoutMs: 60_000 });
     await b.close();
@@ -317,7 +317,7 @@ describe('PersistentNode', () => {
     const { client: other } = await open();
     const node = keep(client, { path: '/data/n', data: 'one' });
     await node.setData('two');
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(server.node('/data/n')!.data!.toString()).toBe('two');
     await node.setData('three');
@@ -332,7 +332,7 @@ describe('PersistentNode', () => {
     const { client } = await open();
     const { client: other } = await open();
     const node = keep(client, { path: '/ttl/n', mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: 60_000 });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 3000 });
     await other.delete('/ttl/n');
@@ -348,7 +348,7 @@ describe('PersistentNode', () => {
     const members: Client[] = [];
     for (let i = 0; i < n; i++) members.push((await open({ clock })).client);
     const keepers = members.map((c, i) => keep(c, { path: `/herd/m${i}`, rejoinJitterMs: 1000 }));
-    for (const k of keepers) k.start();
+    await Promise.all(keepers.map((k) => k.start()));
     await Promise.all(keepers.map((k) => k.waitForInitialCreate({ timeoutMs: 3000 })));
     const T = members[0]!.negotiatedTimeoutMs;
     const old = new Set(members.map((c) => c.sessionId));

@@ -61,7 +61,7 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
   it('is re-created under its protected name after another client deletes it', async () => {
     const { client } = await open();
     const node = keep(client, protectedSeq('/zdel/m-'));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 5000 });
     const path = node.actualPath!;
     expect(path).toMatch(/^\/zdel\/_c_[0-9a-f-]{36}-m-\d{10}$/);
@@ -79,7 +79,7 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
   it('after expireSession it is back within the session timeout + 2 s, owned by the new session, same name', async () => {
     const { client } = await open();
     const node = keep(client, protectedSeq('/zexp/m-'));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 5000 });
     const path = node.actualPath!;
     const oldId = client.sessionId;
@@ -99,7 +99,7 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     for (const address of cluster.addresses) proxies.push(await FaultProxy.start(address));
     const { client } = await open(proxies.map((p) => p.address).join(','), 1500);
     const node = keep(client, { path: '/zpart/n', data: 'x' });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 5000 });
     const oldId = client.sessionId;
     const T = client.negotiatedTimeoutMs;
@@ -121,7 +121,7 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     const events: string[] = [];
     node.on('created', () => void events.push('created'));
     node.on('deleted', () => void events.push('deleted'));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 5000 });
     const czxid = (await admin.exists('/zkill/n'))!.czxid;
     const victim = cluster.serverOf(client);
@@ -138,7 +138,7 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
   it('after a quorum loss past the session timeout it is re-created once, on the new session, with its name', async () => {
     const { client } = await open(cluster.connectString, 1500);
     const node = keep(client, protectedSeq('/zquorum/m-'));
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 5000 });
     const path = node.actualPath!;
     const oldId = client.sessionId;
@@ -169,12 +169,12 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     for (const mode of [CreateMode.EPHEMERAL, CreateMode.PERSISTENT, CreateMode.EPHEMERAL_SEQUENTIAL]) {
       for (const protection of [false, true]) {
         const node = new PersistentNode(client, { path: '/zquick/n-', mode, protection });
-        node.start();
+        await node.start();
         await node.close();
       }
     }
     const node = new PersistentNode(client, { path: '/zquick/kept', mode: CreateMode.PERSISTENT });
-    node.start();
+    await node.start();
     await node.waitForInitialCreate({ timeoutMs: 5000 });
     const mine = async () => (await cluster.dump(0)).sessions.find((s) => s.sessionId === client.sessionId);
     await eventually(async () => (await mine())?.watchedPaths.includes('/zquick/kept'), 3000, 'the watch on the server');

@@ -18,7 +18,7 @@ describe('PersistentTtlNode', () => {
     const { client } = await connect(server);
     clients.push(client);
     const ttl = new PersistentTtlNode(client, { path: '/ttl/svc', ttlMs: 400, data: 'here' });
-    ttl.start();
+    await ttl.start();
     await ttl.waitForInitialCreate({ timeoutMs: 3000 });
     await eventually(() => server.node('/ttl/svc/touch') !== undefined, 2000, 'the touch child');
     expect(server.node('/ttl/svc')!.data!.toString()).toBe('here');
@@ -38,7 +38,7 @@ describe('PersistentTtlNode', () => {
     clients.push(client);
     await client.create('/ttl2');
     const ttl = new PersistentTtlNode(client, { path: '/ttl2/x', ttlMs: 300 });
-    ttl.start();
+    await ttl.start();
     await ttl.close();
     await eventually(() => server.node('/ttl2')!.children.length === 0, 3000, 'nothing left');
     expect(serverWatches(server, client)).toBe(0);
@@ -51,7 +51,7 @@ describe('PersistentTtlNode', () => {
     const ttl = new PersistentTtlNode(client, { path: '/ttl3/x', ttlMs: 100 });
     const errors: Error[] = [];
     ttl.on('error', (e) => void errors.push(e));
-    ttl.start();
+    await ttl.start();
     await ttl.waitForInitialCreate({ timeoutMs: 3000 });
     await client.close();
     expect(clock.live).toBe(0);

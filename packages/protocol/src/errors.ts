@@ -3,6 +3,7 @@
  * a few client-side errors stand beside it.
  */
 import type { RequestHeader } from './records.js';
+import { TenureError } from './tenure-error.js';
 
 /** ZooKeeper's error codes (`KeeperException.Code`). */
 export const ErrorCode = {
@@ -49,6 +50,7 @@ export function errorCodeName(code: number): string {
 }
 
 const messages: Record<number, string> = {
+  [-1]: 'system error',
   [-2]: 'runtime inconsistency',
   [-3]: 'data inconsistency',
   [-4]: 'connection loss',
@@ -59,6 +61,7 @@ const messages: Record<number, string> = {
   [-12]: 'unknown session',
   [-13]: 'new config has no quorum',
   [-14]: 'reconfig in progress',
+  [-100]: 'API error',
   [-101]: 'no node',
   [-102]: 'not authorized',
   [-103]: 'bad version',
@@ -80,96 +83,265 @@ const messages: Record<number, string> = {
   [-127]: 'operation throttled',
 };
 
-/** An error answered by a server (or by the client in ZooKeeper's name), with ZooKeeper's numeric code. */
-export class KeeperError extends Error {
+/** Options of a KeeperError: `code` replaces the string code for a client-side refusal (see DataTooLargeError). */
+export interface KeeperErrorOptions {
+  cause?: unknown;
+  code?: string;
+}
+
+/**
+ * An error answered by a server (or by the client in ZooKeeper's name). `code` is the code's name
+ * (`'NONODE'`), `keeperCode` ZooKeeper's number (-101). Built with no arguments it is a SYSTEMERROR.
+ */
+export class KeeperError extends TenureError {
   override name = 'KeeperError';
-  readonly code: number;
-  /** ZooKeeper's numeric code (`KeeperException.Code`), e.g. -101; read this one, `code` becomes the string name. */
+  /** ZooKeeper's numeric code (`KeeperException.Code`), e.g. -101. */
   readonly keeperCode: number;
   readonly path: string | undefined;
-  constructor(code: number, path?: string, detail?: string) {
-    const what = messages[code] ?? `error ${code}`;
-    super(`${errorCodeName(code)}: ${what}${path !== undefined ? ` (${path})` : ''}${detail ? `: ${detail}` : ''}`);
-    this.code = code;
-    this.keeperCode = code;
+  constructor(keeperCode: number = ErrorCode.SYSTEMERROR, path?: string, detail?: string, options?: KeeperErrorOptions) {
+    const what = messages[keeperCode] ?? `error ${keeperCode}`;
+    super(
+      options?.code ?? codeNames.get(keeperCode) ?? 'UNKNOWN',
+      `${errorCodeName(keeperCode)}: ${what}${path !== undefined ? ` (${path})` : ''}${detail ? `: ${detail}` : ''}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.keeperCode = keeperCode;
     this.path = path;
   }
+  /** ZooKeeper's name of the code (`UNKNOWN(<n>)` for a number it does not know). */
   get codeName(): string {
-    return errorCodeName(this.code);
+    return errorCodeName(this.keeperCode);
   }
   /** Builds the most specific subclass for a code. */
-  static from(code: number, path?: string, detail?: string): KeeperError {
-    const Ctor = byCode.get(code);
-    return Ctor ? new Ctor(path, detail) : new KeeperError(code, path, detail);
+  static from(keeperCode: number, path?: string, detail?: string): KeeperError {
+    const Ctor = byCode.get(keeperCode);
+    return Ctor ? new Ctor(path, detail) : new KeeperError(keeperCode, path, detail);
+  }
+}
+
+export class RuntimeInconsistencyError extends KeeperError {
+  override name = 'RuntimeInconsistencyError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.RUNTIMEINCONSISTENCY, path, detail, options);
+  }
+}
+export class DataInconsistencyError extends KeeperError {
+  override name = 'DataInconsistencyError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.DATAINCONSISTENCY, path, detail, options);
+  }
+}
+export class ConnectionLossError extends KeeperError {
+  override name = 'ConnectionLossError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.CONNECTIONLOSS, path, detail, options);
+  }
+}
+export class MarshallingError extends KeeperError {
+  override name = 'MarshallingError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.MARSHALLINGERROR, path, detail, options);
+  }
+}
+export class UnimplementedError extends KeeperError {
+  override name = 'UnimplementedError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.UNIMPLEMENTED, path, detail, options);
+  }
+}
+export class OperationTimeoutError extends KeeperError {
+  override name = 'OperationTimeoutError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.OPERATIONTIMEOUT, path, detail, options);
+  }
+}
+export class BadArgumentsError extends KeeperError {
+  override name = 'BadArgumentsError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.BADARGUMENTS, path, detail, options);
+  }
+}
+export class UnknownSessionError extends KeeperError {
+  override name = 'UnknownSessionError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.UNKNOWNSESSION, path, detail, options);
+  }
+}
+export class NewConfigNoQuorumError extends KeeperError {
+  override name = 'NewConfigNoQuorumError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NEWCONFIGNOQUORUM, path, detail, options);
+  }
+}
+export class ReconfigInProgressError extends KeeperError {
+  override name = 'ReconfigInProgressError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.RECONFIGINPROGRESS, path, detail, options);
+  }
+}
+export class NoNodeError extends KeeperError {
+  override name = 'NoNodeError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NONODE, path, detail, options);
+  }
+}
+export class NoAuthError extends KeeperError {
+  override name = 'NoAuthError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NOAUTH, path, detail, options);
+  }
+}
+export class BadVersionError extends KeeperError {
+  override name = 'BadVersionError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.BADVERSION, path, detail, options);
+  }
+}
+export class NoChildrenForEphemeralsError extends KeeperError {
+  override name = 'NoChildrenForEphemeralsError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NOCHILDRENFOREPHEMERALS, path, detail, options);
+  }
+}
+export class NodeExistsError extends KeeperError {
+  override name = 'NodeExistsError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NODEEXISTS, path, detail, options);
+  }
+}
+export class NotEmptyError extends KeeperError {
+  override name = 'NotEmptyError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NOTEMPTY, path, detail, options);
+  }
+}
+export class SessionExpiredError extends KeeperError {
+  override name = 'SessionExpiredError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.SESSIONEXPIRED, path, detail, options);
+  }
+}
+export class InvalidCallbackError extends KeeperError {
+  override name = 'InvalidCallbackError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.INVALIDCALLBACK, path, detail, options);
+  }
+}
+export class InvalidACLError extends KeeperError {
+  override name = 'InvalidACLError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.INVALIDACL, path, detail, options);
+  }
+}
+/**
+ * Authentication failed: the server refused an auth packet or the SASL exchange (a wrong password,
+ * an unknown user), or the client refused a server that could not prove it knows the password.
+ */
+export class AuthFailedError extends KeeperError {
+  override name = 'AuthFailedError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.AUTHFAILED, path, detail, options);
+  }
+}
+export class SessionMovedError extends KeeperError {
+  override name = 'SessionMovedError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.SESSIONMOVED, path, detail, options);
+  }
+}
+export class NotReadOnlyError extends KeeperError {
+  override name = 'NotReadOnlyError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NOTREADONLY, path, detail, options);
+  }
+}
+export class EphemeralOnLocalSessionError extends KeeperError {
+  override name = 'EphemeralOnLocalSessionError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.EPHEMERALONLOCALSESSION, path, detail, options);
+  }
+}
+export class NoWatcherError extends KeeperError {
+  override name = 'NoWatcherError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.NOWATCHER, path, detail, options);
+  }
+}
+export class RequestTimeoutError extends KeeperError {
+  override name = 'RequestTimeoutError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.REQUESTTIMEOUT, path, detail, options);
+  }
+}
+export class ReconfigDisabledError extends KeeperError {
+  override name = 'ReconfigDisabledError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.RECONFIGDISABLED, path, detail, options);
+  }
+}
+export class SessionClosedRequireSaslAuthError extends KeeperError {
+  override name = 'SessionClosedRequireSaslAuthError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, path, detail, options);
+  }
+}
+export class QuotaExceededError extends KeeperError {
+  override name = 'QuotaExceededError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.QUOTAEXCEEDED, path, detail, options);
+  }
+}
+export class ThrottledOpError extends KeeperError {
+  override name = 'ThrottledOpError';
+  constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
+    super(ErrorCode.THROTTLEDOP, path, detail, options);
   }
 }
 
 type KeeperErrorCtor = new (path?: string, detail?: string) => KeeperError;
-const byCode = new Map<number, KeeperErrorCtor>();
-
-function define(code: number, name: string): KeeperErrorCtor {
-  const C = class extends KeeperError {
-    constructor(path?: string, detail?: string) {
-      super(code, path, detail);
-      this.name = name;
-    }
-  };
-  Object.defineProperty(C, 'name', { value: name });
-  byCode.set(code, C);
-  return C;
-}
-
-export const RuntimeInconsistencyError = define(ErrorCode.RUNTIMEINCONSISTENCY, 'RuntimeInconsistencyError');
-export const DataInconsistencyError = define(ErrorCode.DATAINCONSISTENCY, 'DataInconsistencyError');
-export const ConnectionLossError = define(ErrorCode.CONNECTIONLOSS, 'ConnectionLossError');
-export const MarshallingError = define(ErrorCode.MARSHALLINGERROR, 'MarshallingError');
-export const UnimplementedError = define(ErrorCode.UNIMPLEMENTED, 'UnimplementedError');
-export const OperationTimeoutError = define(ErrorCode.OPERATIONTIMEOUT, 'OperationTimeoutError');
-export const BadArgumentsError = define(ErrorCode.BADARGUMENTS, 'BadArgumentsError');
-export const UnknownSessionError = define(ErrorCode.UNKNOWNSESSION, 'UnknownSessionError');
-export const NewConfigNoQuorumError = define(ErrorCode.NEWCONFIGNOQUORUM, 'NewConfigNoQuorumError');
-export const ReconfigInProgressError = define(ErrorCode.RECONFIGINPROGRESS, 'ReconfigInProgressError');
-export const NoNodeError = define(ErrorCode.NONODE, 'NoNodeError');
-export const NoAuthError = define(ErrorCode.NOAUTH, 'NoAuthError');
-export const BadVersionError = define(ErrorCode.BADVERSION, 'BadVersionError');
-export const NoChildrenForEphemeralsError = define(ErrorCode.NOCHILDRENFOREPHEMERALS, 'NoChildrenForEphemeralsError');
-export const NodeExistsError = define(ErrorCode.NODEEXISTS, 'NodeExistsError');
-export const NotEmptyError = define(ErrorCode.NOTEMPTY, 'NotEmptyError');
-export const SessionExpiredError = define(ErrorCode.SESSIONEXPIRED, 'SessionExpiredError');
-export const InvalidCallbackError = define(ErrorCode.INVALIDCALLBACK, 'InvalidCallbackError');
-export const InvalidACLError = define(ErrorCode.INVALIDACL, 'InvalidACLError');
-/**
- * Authentication failed: the server refused an auth packet or the SASL exchange (a wrong password,
- * an unknown user), or the client refused a server that could not prove it knows the password.
- * A class of its own (not only a code) so that it can be named as a type: `catch (e: AuthFailedError)`.
- */
-export class AuthFailedError extends KeeperError {
-  constructor(path?: string, detail?: string) {
-    super(ErrorCode.AUTHFAILED, path, detail);
-    this.name = 'AuthFailedError';
-  }
-}
-byCode.set(ErrorCode.AUTHFAILED, AuthFailedError);
-export const SessionMovedError = define(ErrorCode.SESSIONMOVED, 'SessionMovedError');
-export const NotReadOnlyError = define(ErrorCode.NOTREADONLY, 'NotReadOnlyError');
-export const EphemeralOnLocalSessionError = define(ErrorCode.EPHEMERALONLOCALSESSION, 'EphemeralOnLocalSessionError');
-export const NoWatcherError = define(ErrorCode.NOWATCHER, 'NoWatcherError');
-export const RequestTimeoutError = define(ErrorCode.REQUESTTIMEOUT, 'RequestTimeoutError');
-export const ReconfigDisabledError = define(ErrorCode.RECONFIGDISABLED, 'ReconfigDisabledError');
-export const SessionClosedRequireSaslAuthError = define(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, 'SessionClosedRequireSaslAuthError');
-export const QuotaExceededError = define(ErrorCode.QUOTAEXCEEDED, 'QuotaExceededError');
-export const ThrottledOpError = define(ErrorCode.THROTTLEDOP, 'ThrottledOpError');
+/** The subclass of each code, for `KeeperError.from`. */
+const byCode = new Map<number, KeeperErrorCtor>([
+  [ErrorCode.RUNTIMEINCONSISTENCY, RuntimeInconsistencyError],
+  [ErrorCode.DATAINCONSISTENCY, DataInconsistencyError],
+  [ErrorCode.CONNECTIONLOSS, ConnectionLossError],
+  [ErrorCode.MARSHALLINGERROR, MarshallingError],
+  [ErrorCode.UNIMPLEMENTED, UnimplementedError],
+  [ErrorCode.OPERATIONTIMEOUT, OperationTimeoutError],
+  [ErrorCode.BADARGUMENTS, BadArgumentsError],
+  [ErrorCode.UNKNOWNSESSION, UnknownSessionError],
+  [ErrorCode.NEWCONFIGNOQUORUM, NewConfigNoQuorumError],
+  [ErrorCode.RECONFIGINPROGRESS, ReconfigInProgressError],
+  [ErrorCode.NONODE, NoNodeError],
+  [ErrorCode.NOAUTH, NoAuthError],
+  [ErrorCode.BADVERSION, BadVersionError],
+  [ErrorCode.NOCHILDRENFOREPHEMERALS, NoChildrenForEphemeralsError],
+  [ErrorCode.NODEEXISTS, NodeExistsError],
+  [ErrorCode.NOTEMPTY, NotEmptyError],
+  [ErrorCode.SESSIONEXPIRED, SessionExpiredError],
+  [ErrorCode.INVALIDCALLBACK, InvalidCallbackError],
+  [ErrorCode.INVALIDACL, InvalidACLError],
+  [ErrorCode.AUTHFAILED, AuthFailedError],
+  [ErrorCode.SESSIONMOVED, SessionMovedError],
+  [ErrorCode.NOTREADONLY, NotReadOnlyError],
+  [ErrorCode.EPHEMERALONLOCALSESSION, EphemeralOnLocalSessionError],
+  [ErrorCode.NOWATCHER, NoWatcherError],
+  [ErrorCode.REQUESTTIMEOUT, RequestTimeoutError],
+  [ErrorCode.RECONFIGDISABLED, ReconfigDisabledError],
+  [ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, SessionClosedRequireSaslAuthError],
+  [ErrorCode.QUOTAEXCEEDED, QuotaExceededError],
+  [ErrorCode.THROTTLEDOP, ThrottledOpError],
+]);
 
 /**
  * Malformed bytes on the wire: truncated frame, bad length, unknown record.
  * When a request header could be read before the failure, `header` carries it, so that a server can
  * answer with the right xid before closing the connection.
  */
-export class ProtocolError extends Error {
+export class ProtocolError extends TenureError {
   override name = 'ProtocolError';
   readonly header?: RequestHeader;
-  constructor(message: string, options?: { cause?: unknown; header?: RequestHeader }) {
-    super(message, options);
+  constructor(message = 'malformed bytes on the wire', options?: { cause?: unknown; header?: RequestHeader }) {
+    super('PROTOCOL', message, options);
     if (options?.header !== undefined) this.header = options.header;
   }
 }
@@ -179,7 +351,7 @@ export class UnknownOpError extends ProtocolError {
   override name = 'UnknownOpError';
   declare readonly header: RequestHeader;
   readonly opType: number;
-  constructor(header: RequestHeader) {
+  constructor(header: RequestHeader = { xid: 0, type: -1 }) {
     super(`unknown op code ${header.type} (xid ${header.xid})`, { header });
     this.opType = header.type;
   }
@@ -193,7 +365,7 @@ export class FrameLengthError extends ProtocolError {
   override name = 'FrameLengthError';
   readonly length: number;
   readonly prefix: Buffer;
-  constructor(length: number, maxFrameBytes: number, prefix: Buffer) {
+  constructor(length = -1, maxFrameBytes = 0, prefix: Buffer = Buffer.alloc(0)) {
     super(length < 0 ? `negative frame length ${length}` : `frame length ${length} exceeds the limit of ${maxFrameBytes} bytes`);
     this.length = length;
     this.prefix = prefix;
@@ -201,28 +373,28 @@ export class FrameLengthError extends ProtocolError {
 }
 
 /** A wait ran past its `timeoutMs`. */
-export class TimeoutError extends Error {
+export class TimeoutError extends TenureError {
   override name = 'TimeoutError';
   readonly timeoutMs: number | undefined;
-  constructor(message: string, timeoutMs?: number) {
-    super(message);
+  constructor(message = 'timed out', timeoutMs?: number) {
+    super('TIMEOUT', message);
     this.timeoutMs = timeoutMs;
   }
 }
 
 /** A wait was cancelled through its `AbortSignal`. */
-export class AbortError extends Error {
+export class AbortError extends TenureError {
   override name = 'AbortError';
   constructor(message = 'the operation was aborted', options?: { cause?: unknown }) {
-    super(message, options);
+    super('ABORTED', message, options);
   }
 }
 
 /** A call was made on a handle that is closed. */
-export class ClosedError extends Error {
+export class ClosedError extends TenureError {
   override name = 'ClosedError';
-  constructor(what: string) {
-    super(`${what} is closed`);
+  constructor(what = 'the handle') {
+    super('CLOSED', `${what} is closed`);
   }
 }
 
@@ -238,31 +410,48 @@ export class ClosedError extends Error {
 export type TlsRefusal =
   'untrusted-certificate' | 'expired' | 'hostname-mismatch' | 'no-client-certificate' | 'certificate-refused' | 'handshake-failed';
 
+/** The string code of a TLS refusal: `'TLS_'` and the reason in upper snake case ('TLS_CERT_REFUSED' for certificate-refused). */
+export const tlsErrorCodes = {
+  'untrusted-certificate': 'TLS_UNTRUSTED_CERTIFICATE',
+  expired: 'TLS_EXPIRED',
+  'hostname-mismatch': 'TLS_HOSTNAME_MISMATCH',
+  'no-client-certificate': 'TLS_NO_CLIENT_CERTIFICATE',
+  'certificate-refused': 'TLS_CERT_REFUSED',
+  'handshake-failed': 'TLS_HANDSHAKE_FAILED',
+} as const satisfies Record<TlsRefusal, string>;
+
 /**
  * A TLS handshake with `host` was refused. A configuration problem, not a connection loss: the
- * client does not retry it as one (see `ClientOptions.tls`). `code` is Node's error code
- * (`CERT_HAS_EXPIRED`, `ERR_TLS_CERT_ALTNAME_INVALID`, `ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE`, ...).
+ * client does not retry it as one (see `ClientOptions.tls`). `code` names the reason
+ * (`tlsErrorCodes`); `nodeCode` is Node's own error code (`CERT_HAS_EXPIRED`,
+ * `ERR_TLS_CERT_ALTNAME_INVALID`, `ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE`, ...) when there was one.
  */
-export class TlsError extends Error {
+export class TlsError extends TenureError {
   override name = 'TlsError';
+  declare readonly code: (typeof tlsErrorCodes)[TlsRefusal];
   readonly host: string;
   readonly reason: TlsRefusal;
-  readonly code: string | undefined;
-  constructor(host: string, reason: TlsRefusal, detail: string, options?: { cause?: unknown; code?: string }) {
-    super(`TLS handshake with ${host} refused (${reason}): ${detail}`, options);
+  readonly nodeCode: string | undefined;
+  constructor(
+    host = 'the server',
+    reason: TlsRefusal = 'handshake-failed',
+    detail = 'no detail',
+    options?: { cause?: unknown; nodeCode?: string },
+  ) {
+    super(tlsErrorCodes[reason], `TLS handshake with ${host} refused (${reason}): ${detail}`, options);
     this.host = host;
     this.reason = reason;
-    this.code = options?.code;
+    this.nodeCode = options?.nodeCode;
   }
 }
 
 /** A path that ZooKeeper would refuse (wire doc §6.7). */
-export class InvalidPathError extends Error {
+export class InvalidPathError extends TenureError {
   override name = 'InvalidPathError';
   readonly path: string;
   readonly reason: string;
-  constructor(path: string, reason: string) {
-    super(`invalid path ${JSON.stringify(path)}: ${reason}`);
+  constructor(path = '', reason = 'not a valid ZooKeeper path') {
+    super('INVALID_PATH', `invalid path ${JSON.stringify(path)}: ${reason}`);
     this.path = path;
     this.reason = reason;
   }

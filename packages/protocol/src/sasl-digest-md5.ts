@@ -10,10 +10,14 @@
  * digest-uri is `zookeeper/zk-sasl-md5`. The Java client sends its user name as authzid too.
  */
 import { md5 } from '@noble/hashes/legacy.js';
+import { InvalidArgumentError, TenureError } from './tenure-error.js';
 
 /** A SASL exchange went wrong: a malformed token, a digest that does not match, an unknown user. */
-export class SaslError extends Error {
+export class SaslError extends TenureError {
   override name = 'SaslError';
+  constructor(message = 'the SASL exchange failed', options?: { cause?: unknown }) {
+    super('SASL', message, options);
+  }
 }
 
 /** ZooKeeper's DIGEST-MD5 service (protocol) name. */
@@ -224,8 +228,9 @@ export class DigestMd5Client {
   private readonly opts: DigestMd5ClientOptions;
 
   constructor(options: DigestMd5ClientOptions) {
-    if (typeof options?.username !== 'string' || options.username === '') throw new TypeError('DIGEST-MD5: username is required');
-    if (typeof options.password !== 'string') throw new TypeError('DIGEST-MD5: password must be a string');
+    if (typeof options?.username !== 'string' || options.username === '')
+      throw new InvalidArgumentError('DIGEST-MD5: username is required');
+    if (typeof options.password !== 'string') throw new InvalidArgumentError('DIGEST-MD5: password must be a string');
     this.opts = { ...options };
   }
 

@@ -5,7 +5,7 @@
 export class TenureError extends Error {
   override name = 'TenureError';
   readonly code: string;
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code = 'TENURE', message = 'tenure error', options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
   }
@@ -19,5 +19,16 @@ export class IllegalStateError extends TenureError {
   override name = 'IllegalStateError';
   constructor(message = 'illegal state', options?: { cause?: unknown }) {
     super('ILLEGAL_STATE', message, options);
+  }
+}
+
+/**
+ * An argument or option a call cannot work with: a negative timeout, an unknown mode, a missing
+ * client. A programming error, thrown at once and never retried.
+ */
+export class InvalidArgumentError extends TenureError {
+  override name = 'InvalidArgumentError';
+  constructor(message = 'invalid argument', options?: { cause?: unknown }) {
+    super('INVALID_ARGUMENT', message, options);
   }
 }

@@ -32,7 +32,7 @@ describe('KeeperError', () => {
     expect(e).toBeInstanceOf(KeeperError);
     expect(e).toBeInstanceOf(Error);
     expect(e.constructor).not.toBe(KeeperError);
-    expect(e.code).toBe(code);
+    expect(e.keeperCode).toBe(code);
     expect(e.path).toBe('/a/b');
     expect(e.codeName).toBe(name);
     expect(e.message).toContain(name);
@@ -47,7 +47,7 @@ describe('KeeperError', () => {
     expect(KeeperError.from(-103)).toBeInstanceOf(BadVersionError);
     expect(KeeperError.from(-112)).toBeInstanceOf(SessionExpiredError);
     expect(new ConnectionLossError()).toBeInstanceOf(KeeperError);
-    expect(new ConnectionLossError().code).toBe(-4);
+    expect(new ConnectionLossError().keeperCode).toBe(-4);
     expect(new NoNodeError('/p').message).toBe('NONODE: no node (/p)');
     expect(new NoNodeError('/p').name).toBe('NoNodeError');
     expect(KeeperError.from(-101, '/p', 'while locking').message).toBe('NONODE: no node (/p): while locking');
@@ -56,7 +56,7 @@ describe('KeeperError', () => {
   it('unknown codes give a generic KeeperError', () => {
     const e = KeeperError.from(-999, '/x');
     expect(e.constructor).toBe(KeeperError);
-    expect(e.code).toBe(-999);
+    expect(e.keeperCode).toBe(-999);
     expect(e.message).toContain('UNKNOWN(-999)');
     expect(errorCodeName(-101)).toBe('NONODE');
   });

@@ -9,19 +9,20 @@
  * `put` writes one record; `putMulti` (Curator's MultiItem) writes several into one node. Reading
  * stops at 0x02; trailing bytes are not checked, as in Curator.
  */
+import { TenureError } from '@tenure/client';
 
 const VERSION = 0x00010001;
 const ITEM = 0x01;
 const EOF = 0x02;
 
 /** An item node whose bytes are not an ItemSerializer frame. */
-export class CorruptItemError extends Error {
+export class CorruptItemError extends TenureError {
   override name = 'CorruptItemError';
   constructor(
-    readonly path: string,
-    why: string,
+    readonly path = '/',
+    why = 'not an item frame',
   ) {
-    super(`corrupted queue item ${path}: ${why}`);
+    super('CORRUPT_ITEM', `corrupted queue item ${path}: ${why}`);
   }
 }
 

@@ -15,14 +15,20 @@
  *   stay), and removes the watch: nothing of ours is left on the server or in the process.
  */
 import {
+  InvalidArgumentError,
   ClosedError,
   CreateMode,
   NodeExistsError,
+  RecipeLifecycle,
+  RetryPacer,
+  triageFailure,
   type Client,
+  type RecipeState,
   type Logger,
   type WaitOptions,
   type WaitScope,
   type WatchCallback,
+  IllegalStateError,
 } from '@tenure/client';
 import { ChildrenWatch } from './children-watch.js';
 import { claimAtMostOnce, claimLocked, type Claim, type ClaimContext, type Outcome } from './item-claim.js';
@@ -76,7 +82,9 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   private readonly watch: ChildrenWatch;
   private readonly closing = new AbortController();
   private readonly claims = new Set<Claim>();
-  private state: 'new' | 'started' | 'closed' = 'new';
+  private readonly life: RecipeLifecycle;
+  /** Paces the consumer's retries after a failure (the client's retry policy). */
+  private readonly pacer: RetryPacer;
   private consuming: Promise<void> | null = null;
 
   protected constructor(
@@ -88,25 +96,32 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
     recipe: string,
   ) {
     if (options.errorMode !== undefined && options.lockPath === undefined)
-      throw new TypeError(`${recipe} ${path}: errorMode needs a lockPath`);
+      throw new InvalidArgumentError(`${recipe} ${path}: errorMode needs a lockPath`);
     if (options.maxItems !== undefined && !(Number.isInteger(options.maxItems) && options.maxItems > 0)) {
-      throw new RangeError(`${recipe} ${path}: maxItems must be a positive integer, got ${options.maxItems}`);
+      throw new InvalidArgumentError(`${recipe} ${path}: maxItems must be a positive integer, got ${options.maxItems}`);
     }
     this.client = client.trackingWatches();
     this.logger = options.logger ?? client.childLogger({ recipe, path });
     this.serializer = options.serializer ?? (bufferSerializer as unknown as QueueSerializer<T>);
     this.options = options;
+    this.life = new RecipeLifecycle(`${recipe} ${path}`);
+    this.pacer = new RetryPacer(client);
     this.watch = new ChildrenWatch(this.client, path, () => this.ensure(path));
   }
 
   /** Creates the queue node (and the lock node), then starts the consumer, if there is one. */
-  async start(): Promise<void> {
-    if (this.state !== 'new') throw new Error(`queue ${this.path}: start() may be called once`);
-    this.state = 'started';
-    await this.ensure(this.path);
-    if (this.options.lockPath !== undefined) await this.ensure(this.options.lockPath);
-    const consumer = this.options.consumer;
-    if (consumer && this.state === 'started') this.consuming = this.consume(consumer);
+  start(): Promise<void> {
+    return this.life.start(async () => {
+      await this.ensure(this.path);
+      if (this.options.lockPath !== undefined) await this.ensure(this.options.lockPath);
+      const consumer = this.options.consumer;
+      if (consumer && this.life.isStarted) this.consuming = this.consume(consumer);
+    });
+  }
+
+  /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */
+  get state(): RecipeState {
+    return this.life.state;
   }
 
   /**
@@ -115,7 +130,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
    * in the middle of an item leaves it in the queue. Ends when the queue closes.
    */
   async *items(options: { signal?: AbortSignal } = {}): AsyncGenerator<T, void, undefined> {
-    if (this.options.consumer) throw new Error(`queue ${this.path} has a consumer; it cannot also be iterated`);
+    if (this.options.consumer) throw new IllegalStateError(`queue ${this.path} has a consumer; it cannot also be iterated`);
     this.checkStarted('items');
     const signal = options.signal ? AbortSignal.any([this.closing.signal, options.signal]) : this.closing.signal;
     using scope = this.client.waitScope({ signal }, `queue ${this.path} items`);
@@ -145,14 +160,14 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   }
 
   /** Stops the consumer, gives back item locks still held and removes the queue's watch. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
-    this.state = 'closed';
-    this.closing.abort(new ClosedError(`queue ${this.path}`));
-    await this.consuming;
-    await Promise.all([...this.claims].map((c) => c.settle('stopped').catch(() => {})));
-    this.watch.close();
-    await this.client.removeAllWatches();
+  close(): Promise<void> {
+    return this.life.close(async () => {
+      this.closing.abort(new ClosedError(`queue ${this.path}`));
+      await this.consuming;
+      await Promise.all([...this.claims].map((c) => c.settle('stopped').catch(() => {})));
+      this.watch.close();
+      await this.client.removeAllWatches();
+    });
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -184,24 +199,30 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   }
 
   protected checkStarted(what: string): void {
-    if (this.state === 'new') throw new Error(`queue ${this.path}: ${what} before start()`);
-    if (this.state === 'closed') throw new ClosedError(`queue ${this.path}`);
+    if (this.life.isClosed) throw new ClosedError(`queue ${this.path}`);
+    this.life.requireStarted(what);
   }
 
   private async consume(consumer: QueueConsumer<T>): Promise<void> {
     using scope = this.client.waitScope({ signal: this.closing.signal }, `queue ${this.path} consumer`);
     const cursor = new QueueCursor(this.client, this.watch, this.order);
-    for (let failures = 0; !scope.aborted;) {
+    while (!scope.aborted) {
       try {
         const claim = await this.claimNext(cursor, scope);
         if (claim !== null) await this.deliver(claim, consumer, scope.signal);
-        failures = 0;
+        this.pacer.succeeded();
       } catch (err) {
         if (scope.aborted) break;
+        const verdict = triageFailure(err, this.client.closedSignal);
+        if (verdict === 'closed') break;
+        if (verdict === 'stop') {
+          // The kit's NoAuth rule: not retried; the consumer stops (close() still releases everything).
+          this.logger.error({ err }, 'queue consumer refused (NoAuth); it stops');
+          break;
+        }
         this.logger.warn({ err }, 'queue consumer failed; trying again');
         cursor.reset();
-        using pause = this.client.waitScope({ timeoutMs: this.client.backoffMs(failures++), signal: scope.signal }, 'consumer backoff');
-        await pause.whenAborted;
+        await this.pacer.pause(scope.signal);
       }
     }
   }

@@ -12,15 +12,24 @@
  * - A listing that finds `<path>` gone (a reaped container) makes it again and lists once more.
  * - `close()` removes the watch.
  */
-import { ClosedError, CreateMode, NodeExistsError, NoNodeError, type Client, type WaitOptions, type WaitScope } from '@tenure/client';
+import {
+  ClosedError,
+  CreateMode,
+  NodeExistsError,
+  NoNodeError,
+  type Client,
+  type WaitOptions,
+  type WaitScope,
+  TenureError,
+} from '@tenure/client';
 import { ChildrenWatch } from './children-watch.js';
 import { QueueCursor } from './queue-cursor.js';
 
 /** `element()` or `remove()` on an empty queue (Java's NoSuchElementException). */
-export class NoSuchElementError extends Error {
+export class NoSuchElementError extends TenureError {
   override name = 'NoSuchElementError';
-  constructor(readonly path: string) {
-    super(`queue ${path} is empty`);
+  constructor(readonly path = '/') {
+    super('NO_SUCH_ELEMENT', `queue ${path} is empty`);
   }
 }
 

@@ -3,19 +3,24 @@
  * fault injection.
  */
 export { createEmbeddedServer, EmbeddedServer } from './embedded-server.js';
-export type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-door.js';
-export type { NodeSnapshot, ServerConfig, ServerIntrospection, SessionInfo } from './server-introspection.js';
+export type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-doors/front-door.js';
+export type { NodeSnapshot, ServerConfig, ServerIntrospection, SessionInfo } from './ops/server-introspection.js';
 export type { EmbeddedServerOptions, Logger } from './options.js';
-export type { ConnectionSink } from './server-connection.js';
-export { ServerConnection } from './server-connection.js';
-export type { ListenAddress, ListenOptions } from './tcp-listener.js';
-export type { TlsListenOptions } from './tls-listener.js';
-export { certificateSubject } from './x509-subject.js';
-export { SessionWheel } from './session-wheel.js';
-export type { WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
-export { createWebSocketGateway } from './websocket-gateway.js';
-export type { WebSocketGateway, WebSocketGatewayOptions } from './websocket-gateway.js';
-export type { SaslServerOptions } from './sasl-auth.js';
+export type { ConnectionSink } from './semantics/server-connection.js';
+export { ServerConnection } from './semantics/server-connection.js';
+export type { ListenAddress, ListenOptions } from './front-doors/tcp-listener.js';
+export type { TlsListenOptions } from './front-doors/tls-listener.js';
+export { certificateSubject } from './security/x509-subject.js';
+export { SessionWheel } from './semantics/session-wheel.js';
+export type { WebSocketAddress, WebSocketEndpointOptions } from './front-doors/websocket-endpoint.js';
+export { createWebSocketGateway } from './front-doors/websocket-gateway.js';
+export type { WebSocketGateway, WebSocketGatewayOptions } from './front-doors/websocket-gateway.js';
+export type { SaslServerOptions } from './security/sasl-auth.js';
 export type { StorageEvent } from './options.js';
 export type { DataDirOptions } from './storage/data-dir-storage.js';
 export { DataDirCorruptError } from './storage/storage-errors.js';
+/**
+ * Whether a request opcode is a write, a read or housekeeping (ping, auth, setWatches...), as
+ * ZooKeeper's latency metrics split them; the tenure-server process times requests with it.
+ */
+export { requestKind } from './front-doors/connection-limits.js';

@@ -13,7 +13,7 @@ export type StorageEvent =
     }
   | ({ kind: 'snapshot' } & SnapshotInfo)
   | { kind: 'failed'; error: Error };
-import type { SaslServerOptions } from './sasl-auth.js';
+import type { SaslServerOptions } from './security/sasl-auth.js';
 
 /** A pino-compatible logger; the server is silent without one. */
 export interface Logger {

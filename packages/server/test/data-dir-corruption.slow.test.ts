@@ -321,10 +321,3 @@ test('the tenure-server process: damage in the middle exits 1 with a fatal log l
   }
   expect(statSync(tail.path).size).toBe(recs[recs.length - 1]!.start); // the damaged record was cut off
 }, 60_000);
-
-test('the tenure-server process: a clientPortAddress that does not resolve exits 1 naming the address', async () => {
-  const p = TenureServerProcess.spawn({ args: ['--host', 'no-such-host.invalid'] });
-  expect((await p.exited).code).toBe(1);
-  const fatal = p.logs.find((l) => l.level === 60);
-  expect(JSON.stringify(fatal)).toContain('no-such-host.invalid');
-}, 60_000);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPEN_ACL_UNSAFE, OpCode, type ACL } from '@tenure/protocol';
 import { afterEach, expect, test } from 'vitest';
-import { DataTree } from '../src/data-tree.js';
+import { DataTree } from '../src/semantics/data-tree.js';
 import { createEmbeddedServer, type EmbeddedServer } from '../src/index.js';
 import { nodeDigest } from '../src/storage/snapshot.js';
 import { DataDirCorruptError } from '../src/storage/storage-errors.js';

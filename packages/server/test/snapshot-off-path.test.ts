@@ -13,7 +13,6 @@ import { afterAll, afterEach, expect, test } from 'vitest';
 import { createEmbeddedServer, type EmbeddedServer, type StorageEvent } from '../src/index.js';
 import { decodeSnapshot, encodeSnapshot } from '../src/storage/snapshot.js';
 import { Adler32, adler32 } from '../src/storage/adler32.js';
-import { ServerMetrics } from '../src/process/metrics.js';
 import { create, open, type RawSession } from './harness.js';
 
 const dirs: string[] = [];
@@ -251,21 +250,3 @@ test('writes made during a fuzzy snapshot are all there after a restart, the tre
   expect(expected.get('/big/g99/leaving-eph')).toBeUndefined();
   expect(expected.get('/big/g0/n11')).toBeDefined();
 }, 180_000);
-
-test('the snapshot and the log fsyncs are observed by the snapshottime and fsynctime summaries', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tenure-snap-'));
-  dirs.push(dir);
-  const server = createEmbeddedServer({ dataDir: dir, preAllocSize: 64, snapCount: 1e9, forceSync: true });
-  servers.push(server);
-  const metrics = new ServerMetrics(server);
-  const s = await open(server.transport());
-  sessions.push(s);
-  await ok(s, create('/m', Buffer.from('x')));
-  await server.snapshot();
-  const count = async (name: string): Promise<number> => {
-    const m = (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => v.metricName === `${name}_count`);
-    return m?.value ?? 0;
-  };
-  expect(await count('snapshottime')).toBe(1);
-  expect(await count('fsynctime')).toBeGreaterThanOrEqual(1);
-});

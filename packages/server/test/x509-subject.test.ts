@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { certificateSubject, formatName } from '../src/x509-subject.js';
+import { certificateSubject, formatName } from '../src/security/x509-subject.js';
 
 const tlv = (tag: number, body: Buffer): Buffer => {
   const n = body.length;

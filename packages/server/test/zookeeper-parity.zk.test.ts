@@ -63,7 +63,7 @@ async function transcript(transport: Transport, steps: Step[]): Promise<unknown[
       const r = await cur!.conn.send(step);
       out.push({ op: step.type, ...(norm(r) as object) });
     } catch (e) {
-      out.push({ op: step.type, rejected: (e as { code?: number }).code ?? String(e) });
+      out.push({ op: step.type, rejected: (e as { keeperCode?: number }).keeperCode ?? String(e) });
     }
     // A ping on every session: notifications caused by the step arrive before its answer.
     await Promise.all(sessions.map((s) => (s && !s.conn.closed ? s.conn.send({ type: OpCode.ping }).catch(() => undefined) : undefined)));

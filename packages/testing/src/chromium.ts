@@ -12,6 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, LaunchOptions } from 'puppeteer-core';
+import { TenureError } from '@tenure/protocol';
 
 /** Where Debian (and most distributions) install Chromium. */
 const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -29,8 +30,11 @@ export const CHROMIUM_FLAGS: readonly string[] = [
 ];
 
 /** Thrown when no Chromium executable is installed; the message names the apt package. */
-export class ChromiumUnavailableError extends Error {
+export class ChromiumUnavailableError extends TenureError {
   override name = 'ChromiumUnavailableError';
+  constructor(message = 'no Chromium is installed') {
+    super('CHROMIUM_UNAVAILABLE', message);
+  }
 }
 
 /** The Chromium executable: `$CHROMIUM_PATH`, else Debian's; null when none is installed. */

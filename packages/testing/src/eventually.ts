@@ -1,4 +1,5 @@
 /** Polling helpers for tests: behaviour is awaited, never assumed after a fixed sleep. */
+import { TimeoutError } from '@tenure/protocol';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -13,7 +14,7 @@ export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000, 
     } catch (err) {
       last = err;
     }
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (performance.now() > until) throw new TimeoutError(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await sleep(15);
   }
 }

@@ -4,7 +4,7 @@
  * closeSession. The server closes the client's connection, deletes the session's ephemerals, fires
  * their watches, and answers any later re-attach with "expired". Nothing is simulated in the client.
  */
-import { OpCode, type ConnectionHandlers } from '@tenure/protocol';
+import { OpCode, type ConnectionHandlers, IllegalStateError, InvalidArgumentError, KeeperError, TenureError } from '@tenure/protocol';
 import { zookeeper } from '@tenure/zookeeper';
 
 /** What expireSession needs to know about a session; a Tenure client provides it. */
@@ -34,7 +34,7 @@ const IGNORE: ConnectionHandlers = { onEvent() {}, onClose() {} };
  */
 export async function expireSession(session: SessionHandle, target?: ServerTarget, options: ExpireSessionOptions = {}): Promise<void> {
   const passwd = session.sessionPassword ?? session.passwd;
-  if (session.sessionId === 0n || !passwd) throw new Error('expireSession: the client has no session yet');
+  if (session.sessionId === 0n || !passwd) throw new IllegalStateError('expireSession: the client has no session yet');
   const connectString = target === undefined ? ownServers(session) : typeof target === 'string' ? target : target.connectString;
   // The chroot does not matter for closeSession.
   const transport = zookeeper(connectString.replace(/\/.*$/, ''));
@@ -54,7 +54,7 @@ export async function expireSession(session: SessionHandle, target?: ServerTarge
         const conn = result.connection;
         try {
           const reply = await conn.send({ type: OpCode.closeSession });
-          if (reply.err !== 0) throw new Error(`closeSession answered error ${reply.err}`);
+          if (reply.err !== 0) throw KeeperError.from(reply.err, undefined, 'closeSession');
           return;
         } finally {
           conn.close();
@@ -65,14 +65,18 @@ export async function expireSession(session: SessionHandle, target?: ServerTarge
       }
     }
   }
-  throw new Error(`expireSession: no server of ${connectString} closed session 0x${session.sessionId.toString(16)}`, { cause: lastError });
+  throw new TenureError(
+    'EXPIRE_FAILED',
+    `expireSession: no server of ${connectString} closed session 0x${session.sessionId.toString(16)}`,
+    { cause: lastError },
+  );
 }
 
 /** The client's own servers as a connect string (a ZooKeeper transport's hosts are host:port). */
 function ownServers(session: SessionHandle): string {
   const hosts = session.hosts ?? [];
   if (hosts.length === 0 || !hosts.every((h) => /:\d+$/.test(h))) {
-    throw new Error(
+    throw new InvalidArgumentError(
       `expireSession: give a target; the client's servers (${hosts.join(',') || 'none'}) are not ZooKeeper host:port addresses`,
     );
   }

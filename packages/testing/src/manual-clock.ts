@@ -6,6 +6,7 @@
  * before the next one fires. Expiry, LOST deadlines, backoff, TTLs and leases become exact.
  */
 import type { Clock, TimerHandle } from '@tenure/protocol';
+import { TimeoutError } from '@tenure/protocol';
 
 interface Timer {
   readonly id: number;
@@ -88,7 +89,7 @@ export class ManualClock implements Clock {
     const from = this.time;
     await settle();
     while (!predicate()) {
-      if (this.time - from >= max) throw new Error(`advanceUntil: the condition did not hold within ${max} ms of manual time`);
+      if (this.time - from >= max) throw new TimeoutError(`advanceUntil: the condition did not hold within ${max} ms of manual time`);
       await this.advance(step);
     }
     return this.time - from;

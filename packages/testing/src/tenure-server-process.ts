@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TenureError, TimeoutError } from '@tenure/protocol';
 
 /** One JSON log line of tenure-server (pino). */
 export interface TenureServerLogLine {
@@ -30,7 +31,7 @@ let hooked = false;
 
 /** The repository's source entry and the tsconfig mapping @tenure/* to sources. */
 function sourceCommand(): { command: string[]; env: NodeJS.ProcessEnv } {
-  const cli = fileURLToPath(new URL('../../server/src/process/cli.ts', import.meta.url));
+  const cli = fileURLToPath(new URL('../../tenure-server/src/cli.ts', import.meta.url));
   const tsconfig = fileURLToPath(new URL('../../server/test/fixtures/tsconfig.json', import.meta.url));
   if (!existsSync(cli)) return { command: ['tenure-server'], env: {} };
   return { command: [process.execPath, '--import', 'tsx', cli], env: { TSX_TSCONFIG_PATH: tsconfig } };
@@ -163,7 +164,10 @@ export class TenureServerProcess {
       const timer = setTimeout(
         () =>
           reject(
-            new Error(`tenure-server: no ${what} within ${timeoutMs} ms\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`),
+            new TimeoutError(
+              `tenure-server: no ${what} within ${timeoutMs} ms\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`,
+              timeoutMs,
+            ),
           ),
         timeoutMs,
       );
@@ -174,7 +178,8 @@ export class TenureServerProcess {
         } else if (this.exitInfo !== undefined) {
           clearTimeout(timer);
           reject(
-            new Error(
+            new TenureError(
+              'SERVER_EXITED',
               `tenure-server exited (${JSON.stringify(this.exitInfo)}) before ${what}\nstdout: ${JSON.stringify(this.logs)}\nstderr: ${this.stderr}`,
             ),
           );

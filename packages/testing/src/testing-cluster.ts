@@ -8,6 +8,7 @@ import { zookeeper } from '@tenure/zookeeper';
 import { freePort } from './free-port.js';
 import { parseServerDump, type ServerDump } from './server-dump.js';
 import { ZooKeeperNode, makeWorkDir, removeWorkDir, type ZooKeeperSettings } from './zookeeper-node.js';
+import { ClosedError, IllegalStateError } from '@tenure/protocol';
 
 export interface TestingClusterOptions extends ZooKeeperSettings {
   /** Number of servers. Default 3. */
@@ -101,7 +102,7 @@ export class TestingCluster {
    * `{ wait: false }` when restarting servers one at a time out of a lost quorum.
    */
   async restartServer(n: number, { wait = true }: { wait?: boolean } = {}): Promise<void> {
-    if (this.closed) throw new Error('TestingCluster is closed');
+    if (this.closed) throw new ClosedError('TestingCluster');
     const node = this.node(n);
     await node.kill();
     node.start();
@@ -134,7 +135,7 @@ export class TestingCluster {
   /** Sessions, ephemerals and watches as seen by server n (default: the leader, which tracks every global session). */
   async dump(n?: number): Promise<ServerDump> {
     const at = n ?? (await this.leader());
-    if (at < 0) throw new Error('no serving leader to dump');
+    if (at < 0) throw new IllegalStateError('no serving leader to dump');
     const node = this.node(at);
     const [dump, wchc] = await Promise.all([node.fourLetterWord('dump'), node.fourLetterWord('wchc')]);
     return parseServerDump(dump, wchc);

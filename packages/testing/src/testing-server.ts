@@ -9,6 +9,7 @@ import { zookeeper } from '@tenure/zookeeper';
 import { freePort } from './free-port.js';
 import { parseServerDump, type ServerDump } from './server-dump.js';
 import { ZooKeeperNode, makeWorkDir, removeWorkDir, type ZooKeeperSettings } from './zookeeper-node.js';
+import { ClosedError } from '@tenure/protocol';
 
 export interface TestingServerOptions extends ZooKeeperSettings {
   /** A fixed client port; default a free one. */
@@ -76,7 +77,7 @@ export class TestingServer {
 
   /** Starts the server again on the same port with the same data; resolves once it serves. */
   async restart(): Promise<void> {
-    if (this.closed) throw new Error('TestingServer is closed');
+    if (this.closed) throw new ClosedError('TestingServer');
     await this.node.kill();
     this.node.start();
     await this.node.waitServing();

@@ -4,10 +4,14 @@
  */
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { TenureError } from '@tenure/protocol';
 
 /** Thrown when Java or ZooKeeper is missing; the message names the apt package to install. */
-export class ZooKeeperUnavailableError extends Error {
+export class ZooKeeperUnavailableError extends TenureError {
   override name = 'ZooKeeperUnavailableError';
+  constructor(message = 'Java or ZooKeeper is not installed') {
+    super('ZOOKEEPER_UNAVAILABLE', message);
+  }
 }
 
 export interface ZooKeeperInstallation {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fourLetterWord } from './four-letter-words.js';
 import { JavaProcess } from './java-process.js';
 import { findZooKeeper } from './zookeeper-install.js';
+import { TenureError, TimeoutError } from '@tenure/protocol';
 
 /** Settings shared by TestingServer and TestingCluster. */
 export interface ZooKeeperSettings {
@@ -157,12 +158,15 @@ export class ZooKeeperNode {
     const deadline = Date.now() + timeoutMs;
     for (let delay = 25; ; delay = Math.min(delay * 2, 200)) {
       if (!this.running) {
-        throw new Error(`ZooKeeper on ${this.address} exited during startup:\n${this.process?.logTail() ?? ''}`);
+        throw new TenureError('SERVER_EXITED', `ZooKeeper on ${this.address} exited during startup:\n${this.process?.logTail() ?? ''}`);
       }
       const mode = await this.mode(1000);
       if (mode) return mode;
       if (Date.now() > deadline) {
-        throw new Error(`ZooKeeper on ${this.address} not serving after ${timeoutMs} ms:\n${this.process?.logTail() ?? ''}`);
+        throw new TimeoutError(
+          `ZooKeeper on ${this.address} not serving after ${timeoutMs} ms:\n${this.process?.logTail() ?? ''}`,
+          timeoutMs,
+        );
       }
       await sleep(delay);
     }

@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestingServer, type TestingServerOptions } from './testing-server.js';
 import { makeWorkDir, removeWorkDir } from './zookeeper-node.js';
+import { InvalidArgumentError } from '@tenure/protocol';
 
 export interface SaslZooKeeperOptions extends TestingServerOptions {
   /** DIGEST-MD5 users and passwords. Default `{ bob: 'bobsecret', alice: 'alicesecret' }`. */
@@ -24,7 +25,8 @@ const jaasString = (s: string): string => `"${s.replace(/(["\\])/g, '\\$1')}"`;
 
 function checkName(user: string): string {
   // user_<name> is a JAAS option name: keep to what it can hold.
-  if (!/^[A-Za-z0-9_.-]+$/.test(user)) throw new Error(`SaslZooKeeper: user name ${JSON.stringify(user)} is not a plain JAAS option name`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(user))
+    throw new InvalidArgumentError(`SaslZooKeeper: user name ${JSON.stringify(user)} is not a plain JAAS option name`);
   return user;
 }
 
@@ -72,7 +74,7 @@ export class SaslZooKeeper implements AsyncDisposable {
   javaClientFlags(user: string | null, password?: string): string[] {
     if (user === null) return ['-Dzookeeper.sasl.client=false'];
     const pass = password ?? this.users[user];
-    if (pass === undefined) throw new Error(`SaslZooKeeper: no password for ${user}`);
+    if (pass === undefined) throw new InvalidArgumentError(`SaslZooKeeper: no password for ${user}`);
     const file = join(this.dir, `client-${checkName(user)}-${Buffer.from(pass).toString('hex').slice(0, 16)}.jaas`);
     writeFileSync(
       file,

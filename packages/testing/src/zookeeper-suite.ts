@@ -6,6 +6,7 @@
 import { FaultProxy } from './fault-proxy.js';
 import { TestClients } from './test-clients.js';
 import { TestingServer } from './testing-server.js';
+import { IllegalStateError } from '@tenure/protocol';
 
 export class ZooKeeperSuite {
   private started: { server: TestingServer; clients: TestClients } | null = null;
@@ -43,7 +44,7 @@ export class ZooKeeperSuite {
   }
 
   private ready(): { server: TestingServer; clients: TestClients } {
-    if (this.started === null) throw new Error('ZooKeeperSuite: call start() first (in beforeAll)');
+    if (this.started === null) throw new IllegalStateError('ZooKeeperSuite: call start() first (in beforeAll)');
     return this.started;
   }
 }

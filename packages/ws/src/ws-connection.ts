@@ -6,7 +6,16 @@
  * No timers and no retries (the client owns them), and no `node:` import: this file runs in Node
  * over `ws` and in browsers over the global WebSocket alike (see websocket-like.ts).
  */
-import { AbortError, ConnectionLossError, KeeperError, OpCode, ProtocolError, REPLY_HEADER_BYTES, Xid } from '@tenure/protocol';
+import {
+  AbortError,
+  ConnectionLossError,
+  KeeperError,
+  OpCode,
+  ProtocolError,
+  REPLY_HEADER_BYTES,
+  Xid,
+  TenureError,
+} from '@tenure/protocol';
 import {
   decodeConnectResponse,
   decodeReply,
@@ -106,7 +115,8 @@ class WebSocketConnection implements Connection {
     };
     socket.onmessage = (event) => this.onMessage(event.data);
     socket.onerror = (event) => {
-      this.socketError ??= event.error instanceof Error ? event.error : new Error(event.message || 'WebSocket error');
+      this.socketError ??=
+        event.error instanceof Error ? event.error : new TenureError('WEBSOCKET_ERROR', event.message || 'WebSocket error');
     };
     socket.onclose = (event) => {
       const why = this.socketError?.message ?? (event.reason || `close code ${event.code}`);
@@ -313,8 +323,8 @@ function deliver(waiter: Waiter, reply: Reply): void {
 }
 
 /** Wraps an exception thrown by a handler so it is not mistaken for a protocol error. */
-class HandlerError extends Error {
+class HandlerError extends TenureError {
   constructor(override readonly cause: unknown) {
-    super('connection handler threw');
+    super('HANDLER', 'connection handler threw');
   }
 }

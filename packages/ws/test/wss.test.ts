@@ -9,7 +9,7 @@ import { createClient } from '@tenure/client';
 import { webSocket, type WebSocketTransportOptions } from '@tenure/ws';
 import { makeCerts, opensslAvailable, type TestCerts } from './certs.js';
 // Not exported: `server.listen({ tls, webSocket })` will construct it so once the listener takes `tls`.
-import { WebSocketListener } from '../../server/src/ws-listener.js';
+import { WebSocketListener } from '../../server/src/front-doors/ws-listener.js';
 
 const params: ConnectParams = { sessionId: 0n, passwd: Buffer.alloc(16), lastZxidSeen: 0n, timeoutMs: 10_000, readOnly: false };
 const handlers = { onEvent: () => undefined, onClose: () => undefined };

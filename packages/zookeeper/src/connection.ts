@@ -26,6 +26,7 @@ import {
   encodeConnectRequest,
   encodeRequestFrame,
   frame,
+  TenureError,
 } from '@tenure/protocol';
 import type {
   CloseReason,
@@ -379,8 +380,8 @@ class ZooKeeperConnection implements Connection {
 }
 
 /** Wraps an exception thrown by a handler so it is not mistaken for a protocol error. */
-class HandlerError extends Error {
+class HandlerError extends TenureError {
   constructor(override readonly cause: unknown) {
-    super('connection handler threw');
+    super('HANDLER', 'connection handler threw');
   }
 }

@@ -95,7 +95,7 @@ export function tlsRefusal(error: Error, host: string, options: TlsOptions): Tls
   else if (REFUSED_BY_SERVER.has(code)) reason = 'certificate-refused';
   else if (code.startsWith('ERR_SSL_') || code === 'EPROTO') reason = 'handshake-failed';
   if (reason === undefined) return undefined;
-  return new TlsError(host, reason, `${DETAIL[reason]} (${code}: ${error.message})`, { cause: error, code });
+  return new TlsError(host, reason, `${DETAIL[reason]} (${code}: ${error.message})`, { cause: error, nodeCode: code });
 }
 
 /**
@@ -106,7 +106,7 @@ export function tlsRefusal(error: Error, host: string, options: TlsOptions): Tls
 export function certificateRefusal(err: number, host: string, options: TlsOptions): TlsError | undefined {
   if (err !== ErrorCode.AUTHFAILED) return undefined;
   const reason: TlsRefusal = hasClientCertificate(options) ? 'certificate-refused' : 'no-client-certificate';
-  return new TlsError(host, reason, `${DETAIL[reason]} (the server answered the handshake with AUTHFAILED)`, { code: 'AUTHFAILED' });
+  return new TlsError(host, reason, `${DETAIL[reason]} (the server answered the handshake with AUTHFAILED)`, { nodeCode: 'AUTHFAILED' });
 }
 
 /** TLS alerts by number (RFC 8446 §6), named as Node names them when it sets a specific code. */

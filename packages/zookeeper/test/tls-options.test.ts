@@ -25,7 +25,7 @@ describe('tlsRefusal', () => {
   ])('%s is %s', (code, reason) => {
     const e = tlsRefusal(err(code), 'zk1:2281', withCert);
     expect(e).toBeInstanceOf(TlsError);
-    expect(e).toMatchObject({ reason, code, host: 'zk1:2281' });
+    expect(e).toMatchObject({ reason, nodeCode: code, host: 'zk1:2281' });
     expect(e!.message).toContain('zk1:2281');
     expect(e!.message).toContain(code);
   });
@@ -41,12 +41,12 @@ describe('tlsRefusal', () => {
     expect(tlsRefusal(write(42), 'h:1', {})?.reason).toBe('no-client-certificate');
     expect(tlsRefusal(write(46), 'h:1', withCert)).toMatchObject({
       reason: 'certificate-refused',
-      code: 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
+      nodeCode: 'ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN',
     });
     expect(tlsRefusal(write(48), 'h:1', withCert)?.reason).toBe('certificate-refused');
     expect(tlsRefusal(write(116), 'h:1', {})?.reason).toBe('no-client-certificate');
     expect(tlsRefusal(write(40), 'h:1', {})?.reason).toBe('handshake-failed');
-    expect(tlsRefusal(write(99), 'h:1', {})).toMatchObject({ reason: 'handshake-failed', code: 'ERR_SSL_ALERT_99' });
+    expect(tlsRefusal(write(99), 'h:1', {})).toMatchObject({ reason: 'handshake-failed', nodeCode: 'ERR_SSL_ALERT_99' });
   });
 
   test('network failures are not refusals: they stay connection losses', () => {

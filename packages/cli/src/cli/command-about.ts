@@ -2,6 +2,7 @@
  * What each command is for, as `help` and the README say it: the synopsis, one line, an example.
  * The specs take their name and these texts from here (`...about(name)`).
  */
+import { InvalidArgumentError } from '@tenure/client';
 
 interface About {
   readonly name: string;
@@ -121,6 +122,6 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
 /** The name and texts of command `name`. */
 export function about(name: string): About {
   const a = ABOUT[name];
-  if (a === undefined) throw new Error(`no help text for command ${name}`);
+  if (a === undefined) throw new InvalidArgumentError(`no help text for command ${name}`);
   return { name, ...a };
 }

@@ -2,20 +2,26 @@
  * How the command fails: one line on stderr, never a stack trace, and an exit code that says whose
  * fault it was (0 ok, 1 a ZooKeeper error such as NoNode or NoAuth, or no connection; 2 bad usage).
  */
-import { AbortError, ClosedError, InvalidPathError, KeeperError, TimeoutError } from '@tenure/client';
+import { AbortError, ClosedError, InvalidPathError, KeeperError, TenureError, TimeoutError } from '@tenure/client';
 
 export const EXIT_OK = 0;
 export const EXIT_ZOOKEEPER = 1;
 export const EXIT_USAGE = 2;
 
 /** Bad usage: an unknown command or option, a missing argument, a malformed value. Exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends TenureError {
   override name = 'UsageError';
+  constructor(message = 'bad usage', options?: { cause?: unknown }) {
+    super('USAGE', message, options);
+  }
 }
 
 /** A failure that is neither usage nor ZooKeeper's answer (a file that cannot be read, ...). Exit code 1. */
-export class CommandError extends Error {
+export class CommandError extends TenureError {
   override name = 'CommandError';
+  constructor(message = 'the command failed', options?: { cause?: unknown }) {
+    super('COMMAND_FAILED', message, options);
+  }
 }
 
 /** ZooKeeper's name of an error: `NoNode`, `NoAuth`, `BadVersion`, ... (the class name without `Error`). */

@@ -8,6 +8,7 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import type { SessionInfo, SessionsReport } from './report.js';
+import { AbortError, TenureError, TimeoutError } from '@tenure/client';
 
 export interface FourLetterWordOptions {
   /** Per word and server. Default 3,000 ms. */
@@ -60,12 +61,15 @@ export function fourLetterWord(server: string, word: string, options: FourLetter
       if (err) reject(err);
       else resolve(Buffer.concat(chunks).toString('utf8'));
     };
-    const onAbort = (): void => finish(new Error(`${word} to ${server}: aborted`));
-    const timer = setTimeout(() => finish(new Error(`${word} to ${server}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    const onAbort = (): void => finish(new AbortError(`${word} to ${server}: aborted`));
+    const timer = setTimeout(
+      () => finish(new TimeoutError(`${word} to ${server}: no answer within ${timeoutMs} ms`, timeoutMs)),
+      timeoutMs,
+    );
     options.signal?.addEventListener('abort', onAbort, { once: true });
     socket.once(options.tls ? 'secureConnect' : 'connect', () => socket.write(word));
     socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', (e) => finish(new Error(`${word} to ${server}: ${e.message}`)));
+    socket.on('error', (e) => finish(new TenureError('CONNECTION_FAILED', `${word} to ${server}: ${e.message}`, { cause: e })));
     socket.on('close', () => finish(null));
   });
 }

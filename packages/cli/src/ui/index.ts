@@ -15,7 +15,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { isIP } from 'node:net';
-import type { Client } from '@tenure/client';
+import { TenureError, type Client } from '@tenure/client';
 import { sessionHex } from '../inspect/index.js';
 import type { UiStatus } from './api-types.js';
 import { LiveFeed } from './live-feed.js';
@@ -63,8 +63,11 @@ export interface UiServer {
 }
 
 /** Options that cannot work together (e.g. `--host 0.0.0.0` without `--ui-auth`). The CLI exits 2. */
-export class UiOptionsError extends Error {
+export class UiOptionsError extends TenureError {
   override name = 'UiOptionsError';
+  constructor(message = 'these ui options cannot work together') {
+    super('UI_OPTIONS', message);
+  }
 }
 
 export const DEFAULT_UI_PORT = 8181;

@@ -3,7 +3,7 @@
  * the three writes `--write` allows (create, set data, delete). Listings are paged so that a node
  * with 100,000 children never reaches the page in one piece.
  */
-import { CreateMode, KeeperError, type Client, type Stat } from '@tenure/client';
+import { CreateMode, KeeperError, type Client, type Stat, TenureError } from '@tenure/client';
 import { permsText } from '../cli/acl-text.js';
 import { decodeData, sessionHex } from '../inspect/index.js';
 import type {
@@ -86,8 +86,11 @@ export async function listChildren(client: Client, path: string, offset: number,
 }
 
 /** Thrown for a write request that does not make sense; answered with 400. */
-export class BadRequestError extends Error {
+export class BadRequestError extends TenureError {
   override name = 'BadRequestError';
+  constructor(message = 'bad request') {
+    super('BAD_REQUEST', message);
+  }
 }
 
 function bytesOf(body: WriteData): Buffer {

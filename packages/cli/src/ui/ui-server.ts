@@ -15,7 +15,7 @@
  * Every method but GET and HEAD is a write: without `--write` it gets 403 whatever its path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Client } from '@tenure/client';
+import { TenureError, type Client } from '@tenure/client';
 import type { CreateRequest, DeleteRequest, ErrorAnswer, SetRequest, UiStatus } from './api-types.js';
 import type { FeedMessage, LiveFeed } from './live-feed.js';
 import { indexPage, NOT_BUILT, pageFile } from './page-files.js';
@@ -43,13 +43,13 @@ export interface UiRoutesContext {
   status: () => UiStatus;
 }
 
-class HttpError extends Error {
+class HttpError extends TenureError {
   constructor(
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super('HTTP', message);
   }
 }
 
@@ -78,7 +78,7 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   }
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('not an object');
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'not an object');
     return value as Record<string, unknown>;
   } catch {
     throw new HttpError(400, 'the body is not a JSON object');

@@ -7,7 +7,7 @@
  */
 import { closeSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataTree } from '../data-tree.js';
+import { DataTree } from '../semantics/data-tree.js';
 import { listFiles, VERSION_DIR, type DataFile } from './file-names.js';
 import { readLogBuffer, validRecordAfter, type LogContents } from './log-reader.js';
 import { decodeSnapshot, SnapshotFormatError } from './snapshot.js';

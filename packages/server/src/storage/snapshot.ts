@@ -15,9 +15,9 @@
 import { crc32 } from 'node:zlib';
 import type { ACL } from '@tenure/protocol';
 import { JuteReader, JuteWriter, OPEN_ACL_UNSAFE, ProtocolError } from '@tenure/protocol';
-import { intern } from '../acl-policy.js';
-import { DataTree } from '../data-tree.js';
-import { ZNode } from '../znode.js';
+import { intern } from '../security/acl-policy.js';
+import { DataTree } from '../semantics/data-tree.js';
+import { ZNode } from '../semantics/znode.js';
 import { Adler32 } from './adler32.js';
 import { FORMAT_VERSION, SNAP_MAGIC } from './file-names.js';
 

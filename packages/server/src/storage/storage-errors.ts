@@ -1,11 +1,13 @@
+import { TenureError } from '@tenure/protocol';
+
 /** Why a data dir cannot be opened: the file and the byte offset where it went wrong. */
-export class DataDirCorruptError extends Error {
+export class DataDirCorruptError extends TenureError {
+  override name = 'DataDirCorruptError';
   constructor(
-    readonly file: string,
-    readonly offset: number,
-    reason: string,
+    readonly file = 'the data dir',
+    readonly offset = 0,
+    reason = 'unreadable',
   ) {
-    super(`${file} is corrupt at offset ${offset}: ${reason}`);
-    this.name = 'DataDirCorruptError';
+    super('DATA_DIR_CORRUPT', `${file} is corrupt at offset ${offset}: ${reason}`);
   }
 }

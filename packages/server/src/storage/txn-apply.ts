@@ -6,9 +6,9 @@
  */
 import type { ACL } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, OpCode, ttlEphemeralOwner } from '@tenure/protocol';
-import { intern } from '../acl-policy.js';
-import { parentOrRoot, type DataTree } from '../data-tree.js';
-import type { ZNode } from '../znode.js';
+import { intern } from '../security/acl-policy.js';
+import { parentOrRoot, type DataTree } from '../semantics/data-tree.js';
+import type { ZNode } from '../semantics/znode.js';
 import type { Txn, TxnBody, TxnHeader } from './txn-records.js';
 
 const internAcl = (acl: readonly ACL[]): readonly ACL[] => intern(acl.map((a) => ({ perms: a.perms, id: { ...a.id } })));

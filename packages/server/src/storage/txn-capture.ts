@@ -6,8 +6,8 @@
  */
 import type { ACL, MultiOp, MultiResult, Reply, Request, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, OpCode, ttlFromEphemeralOwner } from '@tenure/protocol';
-import { fixupAcl } from '../acl-policy.js';
-import { parentOrRoot, type DataTree } from '../data-tree.js';
+import { fixupAcl } from '../security/acl-policy.js';
+import { parentOrRoot, type DataTree } from '../semantics/data-tree.js';
 import type { TxnBody } from './txn-records.js';
 
 export interface Captured {
