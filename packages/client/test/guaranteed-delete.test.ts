@@ -96,7 +96,8 @@ describe('guaranteed delete', () => {
 
   it('an aborted caller stops waiting; the delete goes on in the background', async () => {
     server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock(); // the client's: reconnect pacing and the retry pause (the restart is real time)
+    const { client } = await open({ clock });
     await client.create('/g');
     const restarted = server.restart(300);
     await client.waitForState(ConnectionState.SUSPENDED);
@@ -106,8 +107,9 @@ describe('guaranteed delete', () => {
     await expect(del).rejects.toMatchObject({ name: 'AbortError' });
     expect(client.pendingDeletes).toEqual(['/g']);
     await restarted;
-    await client.waitForState(ConnectionState.RECONNECTED);
-    for (let i = 0; i < 100 && client.pendingDeletes.length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const reconnected = client.waitForState(ConnectionState.RECONNECTED);
+    await clock.advance(1000); // the reconnect, then the background retry after its 1 s pace
+    await reconnected;
     expect(client.pendingDeletes).toEqual([]);
     expect(await client.exists('/g')).toBeNull();
   });
