@@ -36,6 +36,7 @@ import { SessionWheel } from './semantics/session-wheel.js';
 import { WatchRegistry } from './semantics/watch-registry.js';
 import { DataDirStorage } from './storage/data-dir-storage.js';
 import { sessionPassword } from './storage/session-password.js';
+import { StorageFailedError } from './storage/storage-errors.js';
 
 type ServerSession = Session<ServerConnection>;
 
@@ -62,7 +63,8 @@ export class EmbeddedServer implements FrontDoor {
   /** Serves one request (semantics/dispatch.ts). */
   private readonly dispatch: Dispatch;
   private reaper: TimerHandle = undefined;
-  private readonly clock: Clock;
+  /** The clock of session expiry, the reaper, wall time (ctime, mtime, TTLs), handshake timeouts and injected faults. */
+  readonly clock: Clock;
   /** Wall time and the clock's reading at construction: wall time moves with the clock. */
   private readonly wallAtStart = Date.now();
   private readonly clockAtStart: number;
@@ -102,7 +104,7 @@ export class EmbeddedServer implements FrontDoor {
     const processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options, wallNow);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.dispatch.due(due), clock);
     this.faults = new FaultGate({
-      now: () => this.clock.now(),
+      clock,
       session: (id) => this.sessionTable.get(id),
       serve: (conn, request, token, oversize) => this.dispatch.serve(conn, request, token, oversize),
       expire: (s) => this.dispatch.expire(s),
@@ -470,7 +472,7 @@ export class EmbeddedServer implements FrontDoor {
       try {
         await this.storage.close();
       } catch (err) {
-        this.onStorageFailure(err instanceof Error ? err : new Error(String(err)));
+        this.onStorageFailure(err instanceof Error ? err : new StorageFailedError(err));
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }

@@ -63,10 +63,12 @@ async function transcript(transport: Transport, steps: Step[]): Promise<unknown[
       const r = await cur!.conn.send(step);
       out.push({ op: step.type, ...(norm(r) as object) });
     } catch (e) {
-      out.push({ op: step.type, rejected: (e as { code?: number }).code ?? String(e) });
+      out.push({ op: step.type, rejected: (e as { keeperCode?: number }).keeperCode ?? String(e) });
     }
     // A ping on every session: notifications caused by the step arrive before its answer.
-    await Promise.all(sessions.map((s) => (s && !s.conn.closed ? s.conn.send({ type: OpCode.ping }).catch(() => undefined) : undefined)));
+    await Promise.all(
+      sessions.map((s) => (s && !s.conn.closed ? s.conn.send({ type: OpCode.ping }).catch(() => undefined) : Promise.resolve())),
+    );
     // Sorted within a step: ZooKeeper deletes a closing session's ephemerals in hash-set order.
     const events = sessions.flatMap((s, i) => (s?.events.splice(0) ?? []).map((e) => ({ session: i, event: e })));
     out.push(...events.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))));
