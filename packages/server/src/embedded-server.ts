@@ -35,6 +35,7 @@ import { SessionTable, type Session } from './semantics/session-table.js';
 import { SessionWheel } from './semantics/session-wheel.js';
 import { WatchRegistry } from './semantics/watch-registry.js';
 import { DataDirStorage } from './storage/data-dir-storage.js';
+import { Durability, type StorageStats } from './storage/durability.js';
 import { sessionPassword } from './storage/session-password.js';
 import { StorageFailedError } from './storage/storage-errors.js';
 
@@ -53,9 +54,7 @@ export class EmbeddedServer implements FrontDoor {
   private readonly watches = new WatchRegistry();
   private readonly sessionTable: SessionTable<ServerConnection>;
   /** The data dir, or undefined for a server in memory (storage/). */
-  private readonly storage: DataDirStorage | undefined;
-  private readonly durableWaiters: Array<{ zxid: bigint; resolve: () => void }> = [];
-  private storageFailure: Error | undefined;
+  private readonly storage: Durability | undefined;
   private readonly wheel: SessionWheel<ServerSession>;
   private readonly faults: FaultGate;
   /** What every connection asks of the server (semantics/connection-host.ts). */
@@ -89,17 +88,11 @@ export class EmbeddedServer implements FrontDoor {
     this.connectionLimits = new ConnectionLimits(this.options.maxClientCnxns, this.options.globalOutstandingLimit);
     this.logger = this.options.logger;
     this.baseIds = Object.freeze([Object.freeze({ scheme: 'ip', id: this.options.clientAddress })]);
-    if (this.options.storage !== undefined) {
-      // Recovers the dir now (throws DataDirCorruptError naming the file and offset).
-      this.storage = new DataDirStorage(this.options.storage, this.options.ttlEnabled);
-      this.tree = this.storage.recovered.tree;
-      this.zxidCounter.last = this.storage.recovered.lastZxid;
-      this.sessionTable = new SessionTable<ServerConnection>(sessionPassword);
-    } else {
-      this.storage = undefined;
-      this.tree = new DataTree(this.options.ttlEnabled);
-      this.sessionTable = new SessionTable<ServerConnection>();
-    }
+    const dir = this.options.storage === undefined ? undefined : new DataDirStorage(this.options.storage, this.options.ttlEnabled);
+    // Recovered now (a corrupt dir throws DataDirCorruptError naming the file and offset).
+    this.tree = dir?.recovered.tree ?? new DataTree(this.options.ttlEnabled);
+    this.zxidCounter.last = dir?.recovered.lastZxid ?? 0n;
+    this.sessionTable = new SessionTable<ServerConnection>(dir === undefined ? undefined : sessionPassword);
     const wallNow = (): number => this.wallNow();
     const processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options, wallNow);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.dispatch.due(due), clock);
@@ -110,7 +103,19 @@ export class EmbeddedServer implements FrontDoor {
       expire: (s) => this.dispatch.expire(s),
     });
     this.connections = new ServerConnections(this.connectionLimits, this.watches, this.faults, this.zxidCounter, this.logger);
-    if (this.storage !== undefined) this.connections.durableZxid = this.storage.recovered.lastZxid;
+    this.storage =
+      dir === undefined
+        ? undefined
+        : new Durability(dir, {
+            visible: (zxid) => this.connections.durable(zxid),
+            failed: () => {
+              this.connections.storageFailed();
+              this.connections.abortAll('storage failed');
+            },
+            logger: this.logger,
+            onStorageEvent: this.options.onStorageEvent,
+          });
+    if (dir !== undefined) this.connections.durableZxid = dir.recovered.lastZxid;
     this.dispatch = new Dispatch({
       tree: this.tree,
       processor,
@@ -120,7 +125,7 @@ export class EmbeddedServer implements FrontDoor {
       sasl: new SaslAuthenticator(this.options.sasl),
       faults: this.faults,
       options: this.options,
-      log: this.storage,
+      log: dir,
       wallNow,
     });
     this.introspection = new ServerIntrospection({
@@ -142,21 +147,15 @@ export class EmbeddedServer implements FrontDoor {
     return Math.floor(this.wallAtStart + (this.clock.now() - this.clockAtStart));
   }
 
-  /** Restores the sessions (their clocks start now) and hands the storage its hooks. */
-  private startStorage(storage: DataDirStorage): void {
-    for (const [id, timeoutMs] of storage.recovered.sessions) {
+  /** Restores the sessions (their clocks start now) and starts the log. */
+  private startStorage(storage: Durability): void {
+    for (const [id, timeoutMs] of storage.dir.recovered.sessions) {
       this.wheel.touch(this.sessionTable.restore(id, timeoutMs), timeoutMs);
     }
-    storage.start({
-      state: () => {
-        const sessions = new Map<bigint, number>();
-        for (const s of this.sessionTable) if (!s.closing) sessions.set(s.id, s.timeoutMs);
-        return { tree: this.tree, sessions };
-      },
-      durable: (zxid) => this.onDurable(zxid),
-      failed: (err) => this.onStorageFailure(err),
-      warn: (obj, msg) => this.options.logger?.warn(obj, msg),
-      snapshotted: (info) => this.emitStorage({ kind: 'snapshot', ...info }),
+    storage.start(() => {
+      const sessions = new Map<bigint, number>();
+      for (const s of this.sessionTable) if (!s.closing) sessions.set(s.id, s.timeoutMs);
+      return { tree: this.tree, sessions };
     });
   }
 
@@ -238,7 +237,7 @@ export class EmbeddedServer implements FrontDoor {
       if (this.storage !== undefined) {
         this.dispatch.log(session.id, zxid, OpCode.createSession, this.wallNow(), { type: OpCode.createSession, timeOut: timeoutMs });
         // The client hears of its session only once the session is on disk.
-        await this.durable(zxid);
+        await this.storage.durable(zxid);
         this.ensureServing();
       }
     } else {
@@ -259,7 +258,7 @@ export class EmbeddedServer implements FrontDoor {
    * larger than maxBufferBytes: the connection closes without an answer, as ZooKeeper does.
    */
   receive(conn: ServerConnection, request: unknown, token: unknown, oversize = false): void {
-    if (conn.closing || this.isClosed || this.storageFailure !== undefined) return;
+    if (conn.closing || this.isClosed || this.storage?.failure !== undefined) return;
     if (!oversize) this.connectionLimits.received(conn, (request as { type?: number } | null)?.type ?? -1);
     if (this.faults.armed && this.faults.holds(conn, request, token, oversize)) return;
     this.dispatch.serve(conn, request, token, oversize);
@@ -267,83 +266,29 @@ export class EmbeddedServer implements FrontDoor {
 
   // ---- storage (storage/) ----
 
-  /** Resolves once everything up to `zxid` is on disk; rejects when the log failed. */
-  private durable(zxid: bigint): Promise<void> {
-    if (this.storageFailure !== undefined) return Promise.reject(new ConnectionLossError(undefined, 'storage failed'));
-    if (zxid <= this.connections.durableZxid) return Promise.resolve();
-    return new Promise((resolve) => this.durableWaiters.push({ zxid, resolve }));
-  }
-
-  private onDurable(zxid: bigint): void {
-    this.connections.durable(zxid);
-    const s = this.storage!;
-    this.emitStorage({ kind: 'durable', zxid, commits: s.logStats.commits, txns: s.logStats.txns, syncMs: s.logStats.syncMs });
-    let kept = 0;
-    for (const w of this.durableWaiters) {
-      if (w.zxid <= zxid) w.resolve();
-      else this.durableWaiters[kept++] = w;
-    }
-    this.durableWaiters.length = kept;
-  }
-
-  /** The log cannot be written: nothing more is answered; what was not on disk is never shown. */
-  private onStorageFailure(err: Error): void {
-    if (this.storageFailure !== undefined) return;
-    this.storageFailure = err;
-    this.options.logger?.warn({ err }, 'the txn log could not be written or synced; the server stops answering');
-    this.connections.storageFailed();
-    this.connections.abortAll('storage failed');
-    for (const w of this.durableWaiters.splice(0)) w.resolve(); // accept() then finds the server failed
-    this.emitStorage({ kind: 'failed', error: err });
-  }
-
   /** The storage's failure, when the log could not be written or synced. */
   get failure(): Error | undefined {
-    return this.storageFailure;
+    return this.storage?.failure;
   }
 
   /** Group commits, txns logged and snapshots taken since open (with a data dir). */
-  get storageStats():
-    | {
-        durableZxid: bigint;
-        commits: number;
-        txns: number;
-        snapshots: number;
-        recovered: { replayed: number; snapshotZxid: bigint | undefined };
-      }
-    | undefined {
-    const s = this.storage;
-    if (s === undefined) return undefined;
-    return {
-      durableZxid: this.connections.durableZxid,
-      commits: s.logStats.commits,
-      txns: s.logStats.txns,
-      snapshots: s.stats.snapshots,
-      recovered: { replayed: s.recovered.replayed, snapshotZxid: s.recovered.snapshotZxid },
-    };
-  }
-
-  private readonly storageListeners = new Set<(event: StorageEvent) => void>();
-
-  private emitStorage(event: StorageEvent): void {
-    this.options.onStorageEvent?.(event);
-    for (const l of this.storageListeners) l(event);
+  get storageStats(): StorageStats | undefined {
+    return this.storage?.stats;
   }
 
   /** Listens to the storage's events (as `onStorageEvent`) besides the option; returns the unsubscribe. */
   onStorage(listener: (event: StorageEvent) => void): () => void {
-    this.storageListeners.add(listener);
-    return () => this.storageListeners.delete(listener);
+    return this.storage?.onStorage(listener) ?? (() => false);
   }
 
   /** Takes a snapshot now (with a data dir); resolves when it is on disk. */
   async snapshot(): Promise<void> {
-    await this.storage?.snapshot();
+    await this.storage?.dir.snapshot();
   }
 
   /** Purges old snapshots and logs as `autopurge` says (with a data dir). */
   purge(): { snapshots: string[]; logs: string[] } {
-    return this.storage?.purgeNow() ?? { snapshots: [], logs: [] };
+    return this.storage?.dir.purgeNow() ?? { snapshots: [], logs: [] };
   }
 
   // ---- fault injection (fault-gate.ts) ----
@@ -470,9 +415,9 @@ export class EmbeddedServer implements FrontDoor {
     if (this.storage !== undefined) {
       // Answer what is in flight: the log is written and synced, then the held output goes.
       try {
-        await this.storage.close();
+        await this.storage.dir.close();
       } catch (err) {
-        this.onStorageFailure(err instanceof Error ? err : new StorageFailedError(err));
+        this.storage.fail(err instanceof Error ? err : new StorageFailedError(err));
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -497,7 +442,7 @@ export class EmbeddedServer implements FrontDoor {
 
   private ensureServing(): void {
     if (this.isClosed || this.draining) throw new ConnectionLossError(undefined, 'server closed');
-    if (this.storageFailure !== undefined) throw new ConnectionLossError(undefined, 'server storage failed');
+    if (this.storage?.failure !== undefined) throw new ConnectionLossError(undefined, 'server storage failed');
     if (this.faults.refusing) throw new ConnectionLossError(undefined, 'connection refused (server restarting)');
   }
 
