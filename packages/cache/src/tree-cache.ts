@@ -36,8 +36,6 @@ import {
   type SafeEmit,
   type Stat,
   type WaitOptions,
-  IllegalStateError,
-  TenureError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';

@@ -27,7 +27,6 @@ import {
 import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { IllegalStateError } from '@tenure/client';
 
 export type Membership = Map<string, Buffer>;
 
