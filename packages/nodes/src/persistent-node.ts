@@ -49,7 +49,6 @@ import {
   type Stat,
   type WaitOptions,
   type WatchEvent,
-  IllegalStateError,
   InvalidArgumentError,
 } from '@tenure/client';
 import { isEphemeralMode, joinPath, nodeName, nonSequentialMode, parentPath } from '@tenure/protocol';

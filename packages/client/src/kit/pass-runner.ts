@@ -45,7 +45,7 @@ export class PassRunner {
     const at = this.clock.now() + ms;
     if (this.timerAt !== Infinity) {
       if (this.timerAt <= at) return;
-      this.clock.clearTimeout(this.timer);
+      if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     }
     this.timerAt = at;
     this.timer = this.clock.setTimeout(() => {
@@ -62,7 +62,7 @@ export class PassRunner {
   /** No more runs and no timer; a pass in flight finishes (see `whenIdle`). */
   stop(): void {
     this.stopped = true;
-    if (this.timerAt !== Infinity) this.clock.clearTimeout(this.timer);
+    if (this.timerAt !== Infinity && this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timerAt = Infinity;
   }
 
