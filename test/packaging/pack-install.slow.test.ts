@@ -13,7 +13,7 @@
  * ends the snippets that loop for ever. `snippet: false` says why a first snippet does not run alone.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -282,6 +282,8 @@ describe.each(CASES)('$pkg, installed alone', (c) => {
   test('only its @tenure/* closure is there', () => {
     const scope = readdirSync(join(app, 'node_modules/@tenure')).sort();
     expect(scope).toEqual(installed.map((d) => manifests.get(d)!.name.slice('@tenure/'.length)).sort());
+    // The process's logger and metrics come with @tenure/tenure-server only, never with @tenure/server.
+    for (const dep of ['pino', 'prom-client']) expect(existsSync(join(app, 'node_modules', dep)), dep).toBe(c.pkg === 'tenure-server');
   });
 
   test('it imports and requires without running anything', async () => {
