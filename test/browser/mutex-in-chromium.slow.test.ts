@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '@tenure/client';
 import { Mutex } from '@tenure/locks';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
-import { eventually, launchChromium, sleep, type ChromiumHandle } from '@tenure/testing';
+import { childrenUntil, launchChromium, sleep, type ChromiumHandle } from '@tenure/testing';
 import { bundleForBrowser, readmeSnippet, repoRoot } from './bundle.js';
 
 const LOCK = '/locks/browser';
@@ -113,7 +113,7 @@ describe('a browser client over WebSocket', () => {
       granted = true;
       return lease;
     });
-    await eventually(async () => (await node.getChildren(LOCK)).children.length === 2, 20_000, 'the Node client queued');
+    await childrenUntil(node, LOCK, (kids) => kids.length === 2, { timeoutMs: 20_000 }); // the Node client queued
     await sleep(300);
     expect(granted).toBe(false); // queued behind the page
 
@@ -151,7 +151,7 @@ describe('a browser client over WebSocket', () => {
 
     const mutex = new Mutex(node, '/locks/report');
     const waiting = mutex.acquire({ timeoutMs: 60_000 });
-    await eventually(async () => (await node.getChildren('/locks/report')).children.length === 2, 20_000, 'the Node client queued');
+    await childrenUntil(node, '/locks/report', (kids) => kids.length === 2, { timeoutMs: 20_000 }); // the Node client queued
     await page.click('#release');
     const lease = await waiting;
     expect(lease.fencingToken).toBeGreaterThan(token);

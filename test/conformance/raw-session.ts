@@ -182,14 +182,4 @@ const describeReq = (r: Request): string => ('path' in r ? String(r.path) : '');
 
 export const E = ErrorCode;
 
-/** Polls `check` until it returns true. */
-export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs: number, everyMs = 50): Promise<number> {
-  const start = performance.now();
-  for (;;) {
-    if (await check()) return performance.now() - start;
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

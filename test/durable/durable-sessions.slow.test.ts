@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient, ConnectionState, RetryPolicies, type Client } from '@tenure/client';
 import { CreateMode, OpCode } from '@tenure/protocol';
-import { eventually, freePort } from '@tenure/testing';
+import { EventLog, eventually, freePort } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { afterAll, afterEach, expect, test } from 'vitest';
 import { startDurable, type DurableChild } from '../../packages/server/test/durable-child.js';
@@ -46,7 +46,7 @@ test('a client with an ephemeral and a watch rides through SIGKILL and restart: 
   await c.create('/watched', 'before');
   await c.create('/mine', 'eph', { mode: CreateMode.EPHEMERAL });
   const sessionId = c.sessionId;
-  const fired: string[] = [];
+  const fired = new EventLog<string>();
   await c.getData('/watched', { watch: (e) => fired.push(`${e.type}:${e.path}`) });
   const states: string[] = [];
   c.on('stateChanged', (s) => states.push(s));
@@ -61,7 +61,7 @@ test('a client with an ephemeral and a watch rides through SIGKILL and restart: 
   const eph = await other.exists('/mine');
   expect(eph?.ephemeralOwner).toBe(sessionId);
   await other.setData('/watched', 'after');
-  await eventually(() => fired.length > 0, 10_000);
+  await fired.atLeast(1, { timeoutMs: 10_000 });
   expect(fired).toEqual(['NodeDataChanged:/watched']);
 }, 90_000);
 

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TestingServer, realZooKeeper } from '@tenure/testing';
+import { EventLog, TestingServer, realZooKeeper } from '@tenure/testing';
 import { LeaderLatch } from '@tenure/leader';
 import { Clients, eventually } from '../../packages/leader/test/harness.js';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from './java.js';
@@ -178,10 +178,10 @@ describe.skipIf(!zk.available || !java.available)('Curator LeaderLatch interop o
       },
     );
     children.push(child);
-    const lines: string[] = [];
+    const lines = new EventLog<string>();
     const seen = (re: RegExp): boolean => lines.some((l) => re.test(l));
     createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
-    await eventually(() => seen(/^isLeader tenure-doomed /), 30_000, 'the Tenure child leads');
+    await lines.until(() => seen(/^isLeader tenure-doomed /), { timeoutMs: 30_000 }); // the Tenure child leads
     const tenureToken = BigInt(lines.find((l) => l.startsWith('isLeader'))!.split(' ')[3]!);
     const j4 = await joinJava(jvm, 'java-4', path);
     const t2 = await joinTenure('tenure-2', path);

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { TestingServer, TestClients, eventually, realZooKeeper, sleep } from '@tenure/testing';
+import { EventLog, TestingServer, TestClients, childrenUntil, realZooKeeper, sleep } from '@tenure/testing';
 import {
   DistributedDelayQueue,
   DistributedIdQueue,
@@ -60,13 +60,13 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
 
   it('Curator produces 500 items, Tenure consumes all 500 exactly once, in order; then the reverse', async () => {
     await curator.ask('put /interop/fifo 500 c', /^put 500$/, 60_000);
-    const got: string[] = [];
+    const got = new EventLog<string>();
     const queue = new DistributedQueue(await clients.open(), '/interop/fifo', {
       serializer: text,
       consumer: async (item) => void got.push(item),
     });
     await queue.start();
-    await eventually(() => got.length >= 500, 30_000, '500 items');
+    await got.atLeast(500, { timeoutMs: 30_000 });
     await sleep(100);
     expect(got).toEqual(Array.from({ length: 500 }, (_, i) => `c${i}`));
     await queue.close();
@@ -84,14 +84,14 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
 
   it('MultiItem both ways: one node, the items in order; lock-safe consumers on both sides', async () => {
     await curator.ask('putmulti /interop/multi a,b,c', /^put 1$/);
-    const got: string[] = [];
+    const got = new EventLog<string>();
     const queue = new DistributedQueue(await clients.open(), '/interop/multi', {
       serializer: text,
       lockPath: '/interop/multi-locks',
       consumer: async (i) => void got.push(i),
     });
     await queue.start();
-    await eventually(() => got.length === 3, 10_000, 'the multi item');
+    await got.atLeast(3, { timeoutMs: 10_000 }); // the multi item
     expect(got).toEqual(['a', 'b', 'c']);
     await queue.close();
 
@@ -125,9 +125,9 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
       },
     );
     children.push(child);
-    const lines: string[] = [];
+    const lines = new EventLog<string>();
     createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
-    await eventually(() => lines.some((l) => l.startsWith('consuming ')), 30_000, 'the child takes an item');
+    await lines.until((log) => log.some((l) => l.startsWith('consuming ')), { timeoutMs: 30_000 }); // the child takes an item
     expect(lines.find((l) => l.startsWith('consuming '))).toBe('consuming k0');
     const admin = await clients.open();
     expect((await admin.getChildren('/interop/crash-t-locks')).children).toHaveLength(1);
@@ -136,10 +136,10 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     const consumer = await startWorker();
     extra.push(consumer);
     const consumed = consumer.ask('consume queue /interop/crash-t 21 /interop/crash-t-locks', /^consumed 21$/, 30_000);
-    await eventually(() => itemsOf(consumer).length === 19, 20_000, 'the 19 free items');
+    await consumer.waitFor(() => itemsOf(consumer).length === 19, 20_000); // the 19 free items
     // Curator looks at a skipped item again only when the children change: once the dead child's
     // session has expired (its lock node with it), one more put lets it see k0.
-    await eventually(async () => (await admin.getChildren('/interop/crash-t-locks')).children.length === 0, 20_000, 'the dead lock to go');
+    await childrenUntil(admin, '/interop/crash-t-locks', (c) => c.length === 0, { timeoutMs: 20_000 }); // the dead lock goes with its session
     await producer.put('nudge');
     await consumed;
     expect(itemsOf(consumer).sort()).toEqual([...Array.from({ length: 20 }, (_, i) => `k${i}`), 'nudge'].sort());
@@ -155,14 +155,14 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     expect(await crashing).toBe('crashing j0');
     expect(await doomed.exited).toBe(137);
 
-    const got: string[] = [];
+    const got = new EventLog<string>();
     const queue = new DistributedQueue(await clients.open(), '/interop/crash-c', {
       serializer: text,
       lockPath: '/interop/crash-c-locks',
       consumer: async (item) => void got.push(item),
     });
     await queue.start();
-    await eventually(() => got.length === 20, 20_000, 'every item, j0 too once the dead session expires');
+    await got.atLeast(20, { timeoutMs: 20_000 }); // every item, j0 too once the dead session expires
     expect([...got].sort()).toEqual(Array.from({ length: 20 }, (_, i) => `j${i}`).sort());
     expect(got.indexOf('j0')).toBeGreaterThanOrEqual(0);
     await queue.close();
@@ -201,13 +201,13 @@ describe.skipIf(!zk.available || !java.available)('Curator queue interop on ZooK
     const due = Date.now() + 1500;
     await curator.ask(`putd /interop/delay late ${due}`, /^put 1$/);
     await curator.ask(`putd /interop/delay early ${Date.now() - 10}`, /^put 1$/);
-    const got: { item: string; at: number }[] = [];
+    const got = new EventLog<{ item: string; at: number }>();
     const queue = new DistributedDelayQueue(client, '/interop/delay', {
       serializer: text,
       consumer: async (item) => void got.push({ item, at: Date.now() }),
     });
     await queue.start();
-    await eventually(() => got.length === 2, 10_000, 'both items');
+    await got.atLeast(2, { timeoutMs: 10_000 });
     expect(got.map((g) => g.item)).toEqual(['early', 'late']);
     expect(got[1]!.at).toBeGreaterThanOrEqual(due);
     await queue.close();

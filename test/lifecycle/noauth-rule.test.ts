@@ -9,7 +9,7 @@ import { PersistentNode } from '@tenure/nodes';
 import { TreeCache } from '@tenure/cache';
 import { LeaderLatch, LeaderSelector } from '@tenure/leader';
 import { DistributedQueue } from '@tenure/queues';
-import { TestClients, eventually, sleep, startTestServer } from '@tenure/testing';
+import { EventLog, TestClients, sleep, startTestServer } from '@tenure/testing';
 import type { EmbeddedServer } from '@tenure/server';
 
 const anyone = { scheme: 'world', id: 'anyone' };
@@ -32,14 +32,14 @@ async function open(): Promise<Client> {
   return client;
 }
 
-function errorsOf(emitter: { on(event: 'error', fn: (e: Error) => void): unknown }): Error[] {
-  const errors: Error[] = [];
+function errorsOf(emitter: { on(event: 'error', fn: (e: Error) => void): unknown }): EventLog<Error> {
+  const errors = new EventLog<Error>();
   emitter.on('error', (e) => errors.push(e));
   return errors;
 }
 
-async function reportedOnce(errors: Error[]): Promise<void> {
-  await eventually(() => errors.length > 0, 3000, 'the NoAuth is reported');
+async function reportedOnce(errors: EventLog<Error>): Promise<void> {
+  await errors.atLeast(1, { timeoutMs: 3000 }); // the NoAuth is reported
   await sleep(QUIET_MS);
   expect(errors).toHaveLength(1);
   expect(errors[0]).toBeInstanceOf(NoAuthError);
@@ -83,7 +83,7 @@ describe('NoAuth is reported once and stops that work', () => {
 
   it("a queue's consumer stops (logged as an error)", async () => {
     const client = await open();
-    const logged: unknown[] = [];
+    const logged = new EventLog<unknown>();
     const logger: Logger = {
       ...silentLogger,
       warn: (obj: unknown) => void logged.push(obj),
@@ -91,7 +91,7 @@ describe('NoAuth is reported once and stops that work', () => {
     };
     await using queue = new DistributedQueue(client, '/hidden', { consumer: async () => {}, logger });
     await queue.start();
-    await eventually(() => logged.length > 0, 3000, 'the NoAuth is logged');
+    await logged.atLeast(1, { timeoutMs: 3000 }); // the NoAuth is logged
     await sleep(QUIET_MS);
     expect(logged).toHaveLength(1);
     expect((logged[0] as { err: unknown }).err).toBeInstanceOf(NoAuthError);

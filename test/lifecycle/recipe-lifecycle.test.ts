@@ -5,7 +5,7 @@
  * timer and no ephemeral node behind (the embedded server's introspection and a counting clock).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { IllegalStateError, type Client, type Clock, type RecipeHandle } from '@tenure/client';
+import { IllegalStateError, type Client, type RecipeHandle } from '@tenure/client';
 import { PersistentNode, PersistentTtlNode } from '@tenure/nodes';
 import { NodeCache, TreeCache } from '@tenure/cache';
 import { GroupMember } from '@tenure/group';
@@ -15,30 +15,7 @@ import { JsonInstanceSerializer, ServiceCache, ServiceDiscovery, ServiceProvider
 import { SharedCount, SharedValue } from '@tenure/counters';
 import { TestClients, eventually, startTestServer } from '@tenure/testing';
 import type { EmbeddedServer } from '@tenure/server';
-
-/** The system clock, counting the timers armed and not yet fired or cleared. */
-function countingClock(): Clock & { live(): number } {
-  const live = new Set<unknown>();
-  return {
-    now: () => performance.now(),
-    setTimeout(fn, ms) {
-      const h = setTimeout(
-        () => {
-          live.delete(h);
-          fn();
-        },
-        Math.max(0, ms),
-      );
-      live.add(h);
-      return h;
-    },
-    clearTimeout(h) {
-      live.delete(h);
-      clearTimeout(h as ReturnType<typeof setTimeout>);
-    },
-    live: () => live.size,
-  };
-}
+import { countingClock } from '../../packages/client/test/harness.js';
 
 interface Recipe {
   name: string;
@@ -73,7 +50,7 @@ const recipes: Recipe[] = [
   {
     name: 'LeaderSelector',
     make: (c) => new LeaderSelector(c, '/lc/selector', { id: 'a', takeLeadership: holdUntilAborted }),
-    ready: (r) => eventually(() => (r as LeaderSelector).hasLeadership(), 5000, 'the selector leads'),
+    ready: async (r) => void (await eventually(() => (r as LeaderSelector).hasLeadership(), 5000, 'the selector leads')),
   },
   {
     name: 'DistributedQueue',

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AbortError, ClosedError, IllegalStateError, NoAuthError, READ_ACL_UNSAFE, TimeoutError } from '@tenure/client';
-import { TestClients, eventually, sleep, startTestServer } from '@tenure/testing';
+import { EventLog, TestClients, sleep, startTestServer } from '@tenure/testing';
 import type { EmbeddedServer } from '@tenure/server';
 import { OneShotBarrier } from '../../examples/one-shot-barrier.js';
 import { KeptNode } from './kept-node.js';
@@ -76,15 +76,17 @@ describe('Writing a recipe: KeptNode, on the whole kit', () => {
     setup();
     const [a, b] = await clients.openMany(2);
     const node = new KeptNode(a!, '/kept/me');
-    const created: string[] = [];
+    const created = new EventLog<string>();
     node.on('created', (p) => created.push(p));
     expect(node.state).toBe('latent');
     await node.start();
     expect(node.state).toBe('started');
     await expect(node.start()).rejects.toBeInstanceOf(IllegalStateError);
-    await eventually(async () => expect(await b!.exists('/kept/me')).not.toBeNull());
+    await created.atLeast(1);
+    expect(await b!.exists('/kept/me')).not.toBeNull();
     await b!.delete('/kept/me');
-    await eventually(() => expect(created).toHaveLength(2));
+    await created.atLeast(2); // made again
+    expect(created).toHaveLength(2);
     const closing = node.close();
     expect(node.close()).toBe(closing);
     await closing;
@@ -98,11 +100,12 @@ describe('Writing a recipe: KeptNode, on the whole kit', () => {
     setup();
     const [a] = await clients.openMany(1);
     await a!.create('/locked', null, { acl: READ_ACL_UNSAFE });
-    const errors: Error[] = [];
+    const errors = new EventLog<Error>();
     await using node = new KeptNode(a!, '/locked/me');
     node.on('error', (e) => errors.push(e));
     await node.start();
-    await eventually(() => expect(errors).toHaveLength(1));
+    await errors.atLeast(1);
+    expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(NoAuthError);
     await sleep(200);
     expect(errors).toHaveLength(1);

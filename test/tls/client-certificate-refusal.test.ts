@@ -12,7 +12,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { ConnectionState, createClient, TlsError, type Client, type TlsOptions } from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
-import { eventually, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
+import { EventLog, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
 import { recordingLogger } from './error-log.js';
 
 let dir: string;
@@ -87,11 +87,11 @@ describe('a client certificate the embedded TLS listener does not verify', () =>
     const c = client(connectString, certs.clientOptions(), { logger });
     await c.start();
     const session = c.sessionId;
-    const events: TlsError[] = [];
+    const events = new EventLog<TlsError>();
     c.on('tlsError', (e) => events.push(e));
     c.updateTls(certs.clientOptions('other-client'));
     server.dropConnection(session);
-    await eventually(() => events.length > 0, 5000, 'a tlsError event');
+    await events.atLeast(1, { timeoutMs: 5000 }); // a tlsError event
     expect(events[0]).toMatchObject({ name: 'TlsError', reason: 'certificate-refused', host: connectString });
     // 3 s later: at most a second round (after the 2 s pause), where the reconnect pace would have made ~10.
     await new Promise((r) => setTimeout(r, 3000));

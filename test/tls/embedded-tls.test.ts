@@ -9,9 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { AuthFailedError, ConnectionState, createClient, NoAuthError, Perms, TlsError, type Client, type TlsOptions } from '@tenure/client';
+import {
+  AuthFailedError,
+  ConnectionState,
+  createClient,
+  NoAuthError,
+  Perms,
+  TlsError,
+  type Client,
+  type TlsOptions,
+  IllegalStateError,
+} from '@tenure/client';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
-import { CLIENT_X509_ID, eventually, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
+import { CLIENT_X509_ID, EventLog, makeTlsCertificates, type TlsCertificates } from '@tenure/testing';
 import { recordingLogger } from './error-log.js';
 import { webSocket } from '@tenure/ws';
 
@@ -161,9 +171,9 @@ describe('refused handshakes with the embedded server', () => {
     expect((await c.whoAmI())[0]).toEqual({ authScheme: 'x509', user: CLIENT_X509_ID });
   });
 
-  test('updateTls on a client without tls is a TypeError', () => {
+  test('updateTls on a client without tls is an IllegalStateError', () => {
     const c = client('127.0.0.1:1', undefined);
-    expect(() => c.updateTls({})).toThrow(TypeError);
+    expect(() => c.updateTls({})).toThrow(IllegalStateError);
   });
 });
 
@@ -200,12 +210,12 @@ describe('a running client', () => {
     const c = client(connectString, certs.clientOptions(), { logger });
     await c.start();
     const session = c.sessionId;
-    const events: TlsError[] = [];
+    const events = new EventLog<TlsError>();
     c.on('tlsError', (e) => events.push(e));
     // The certificate is "rotated" to one the server refuses, then the connection drops.
     c.updateTls(certs.clientOptions(null));
     server.dropConnection(session);
-    await eventually(() => events.length > 0, 5000, 'a tlsError event');
+    await events.atLeast(1, { timeoutMs: 5000 }); // a tlsError event
     expect(events[0]).toMatchObject({ name: 'TlsError', reason: 'no-client-certificate', host: connectString });
     // 3 s later: at most a second round (after the 2 s pause), where the reconnect pace would have made ~10.
     await new Promise((r) => setTimeout(r, 3000));

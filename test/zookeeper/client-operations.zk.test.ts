@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMode, WatcherType, createClient, type Client, type PersistentWatchEvent, type WatchEvent } from '@tenure/client';
-import { TestingServer, realZooKeeper } from '@tenure/testing';
-import { eventually } from './harness.js';
+import { EventLog, TestingServer, realZooKeeper } from '@tenure/testing';
 
 const zk = realZooKeeper();
 
@@ -81,15 +80,19 @@ describe.skipIf(!zk.available)('client operations on ZooKeeper 3.8 through a chr
 
   it('one-shot watches, addWatch (persistent, recursive) and removeWatches deliver client paths', async () => {
     await client.create('/w', 'x');
-    const oneShot: WatchEvent[] = [];
+    const oneShot = new EventLog<WatchEvent>();
     await client.getData('/w', { watch: (e) => void oneShot.push(e) });
-    const persistent: PersistentWatchEvent[] = [];
-    const recursive: PersistentWatchEvent[] = [];
+    const persistent = new EventLog<PersistentWatchEvent>();
+    const recursive = new EventLog<PersistentWatchEvent>();
     const pw = await client.addWatch('/w', { listener: (e) => void persistent.push(e) });
     const rw = await client.addWatch('/', { recursive: true, listener: (e) => void recursive.push(e) });
     await admin.setData('/chroot/w', 'y');
     await admin.create('/chroot/w/c', null);
-    await eventually(() => oneShot.length === 1 && persistent.length === 2 && recursive.length >= 2, 5000, 'events');
+    await Promise.all([
+      oneShot.atLeast(1, { timeoutMs: 5000 }),
+      persistent.atLeast(2, { timeoutMs: 5000 }),
+      recursive.atLeast(2, { timeoutMs: 5000 }),
+    ]);
     expect(oneShot).toMatchObject([{ type: 'NodeDataChanged', path: '/w' }]);
     expect(persistent).toMatchObject([
       { type: 'NodeDataChanged', path: '/w' },

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionLossError, ConnectionState, CreateMode, RetryPolicies, SessionExpiredError, type Client } from '@tenure/client';
-import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { EventLog, FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
 import { connect, eventually, sleep } from './harness.js';
 
 const zk = realZooKeeper();
@@ -58,7 +58,7 @@ describe.skipIf(!zk.available)('client connection states on ZooKeeper 3.8', () =
     const { client, states } = await open();
     await client.create('/eph', 'x', { mode: CreateMode.EPHEMERAL });
     await client.create('/watched', 'a');
-    const fired: string[] = [];
+    const fired = new EventLog<string>();
     await client.getData('/watched', { watch: (e) => void fired.push(`${e.type}:${e.path}`) });
     const id = client.sessionId;
     proxy.reset();
@@ -70,7 +70,7 @@ describe.skipIf(!zk.available)('client connection states on ZooKeeper 3.8', () =
     const other = (await connect(server.connectString)).client;
     clients.push(other);
     await other.setData('/watched', 'b');
-    await eventually(() => fired.length === 1, 3000, 'the watch to fire');
+    await fired.atLeast(1, { timeoutMs: 3000 });
     expect(fired[0]).toMatch(/\/watched$/);
     await other.delete('/watched');
   });

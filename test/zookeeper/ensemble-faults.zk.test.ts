@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionState, CreateMode, type Client } from '@tenure/client';
-import { FaultProxy, TestingCluster, realZooKeeper } from '@tenure/testing';
+import { EventLog, FaultProxy, TestingCluster, realZooKeeper } from '@tenure/testing';
 import { connect, eventually, sleep } from './harness.js';
 
 const zk = realZooKeeper();
@@ -45,7 +45,7 @@ describe.skipIf(!zk.available)('client on a 3-node ZooKeeper 3.8 ensemble', () =
     const T = client.negotiatedTimeoutMs;
     await client.create('/kill-eph', 'x', { mode: CreateMode.EPHEMERAL });
     await client.create('/kill-watched', 'a');
-    const fired: string[] = [];
+    const fired = new EventLog<string>();
     await client.getData('/kill-watched', { watch: (e) => void fired.push(`${e.type}:${e.path}`) });
     const id = client.sessionId;
     const victim = cluster.serverOf(client);
@@ -64,7 +64,7 @@ describe.skipIf(!zk.available)('client on a 3-node ZooKeeper 3.8 ensemble', () =
 
     const other = (await open(cluster.address([0, 1, 2].find((n) => n !== victim)!))).client;
     await other.setData('/kill-watched', 'b');
-    await eventually(() => fired.length === 1, 3000, 'the watch to fire after the reconnect');
+    await fired.atLeast(1, { timeoutMs: 3000 }); // the watch fires after the reconnect
     expect(fired[0]).toMatch(/\/kill-watched$/);
     await other.delete('/kill-watched');
   });

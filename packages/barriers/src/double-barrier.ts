@@ -34,6 +34,7 @@ import {
   type WaitOptions,
   type WaitScope,
   IllegalStateError,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { MemberLostError } from './errors.js';
 import { HandleClose, OneShot, unless } from './handle-close.js';
@@ -81,7 +82,7 @@ export class DoubleBarrier implements AsyncDisposable {
     readonly memberQty: number,
   ) {
     if (!Number.isInteger(memberQty) || memberQty < 1)
-      throw new RangeError(`DoubleBarrier ${path}: memberQty must be an integer >= 1, got ${memberQty}`);
+      throw new InvalidArgumentError(`DoubleBarrier ${path}: memberQty must be an integer >= 1, got ${memberQty}`);
     this.memberPath = `${path}/${this.memberName}`;
     this.readyPath = `${path}/${READY}`;
     this.watches = client.trackingWatches();

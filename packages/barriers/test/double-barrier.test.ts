@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { AbortError, ClosedError, CreateMode, TimeoutError, type Client } from '@tenure/client';
+import { AbortError, ClosedError, CreateMode, TimeoutError, type Client, InvalidArgumentError } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { DoubleBarrier, MemberLostError } from '../src/index.js';
 import { Clients, childrenOf, roundTrip, settlesWithin, sleep, startServer, totalWatches, whenTree } from './harness.js';
@@ -181,7 +181,7 @@ describe('DoubleBarrier', () => {
 
   it('refuses a bad memberQty and a second enter', async () => {
     const [c] = await clients.openMany(1);
-    expect(() => new DoubleBarrier(c!, '/dbl/bad', 0)).toThrow(RangeError);
+    expect(() => new DoubleBarrier(c!, '/dbl/bad', 0)).toThrow(InvalidArgumentError);
     const m = new DoubleBarrier(c!, '/dbl/once', 1);
     await m.enter();
     await expect(m.enter()).rejects.toThrow(/already inside/);

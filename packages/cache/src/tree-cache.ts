@@ -36,6 +36,7 @@ import {
   type SafeEmit,
   type Stat,
   type WaitOptions,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
@@ -96,11 +97,11 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
 
   constructor(client: Client, path: string, options: TreeCacheOptions = {}) {
     super();
-    if (!client || typeof client.getData !== 'function') throw new TypeError('TreeCache: a client is required');
+    if (!client || typeof client.getData !== 'function') throw new InvalidArgumentError('TreeCache: a client is required');
     validatePath(path);
     this.path = path;
     const maxDepth = options.maxDepth ?? Infinity;
-    if (!(maxDepth >= 0)) throw new RangeError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
+    if (!(maxDepth >= 0)) throw new InvalidArgumentError(`TreeCache: maxDepth must be >= 0, got ${String(maxDepth)}`);
     this.maxDepth = maxDepth;
     this.client = client.trackingWatches();
     this.log = options.logger ?? client.childLogger({ recipe: 'treeCache', path });
@@ -142,13 +143,17 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
    * keeps working in the background if the wait is aborted or times out.
    */
   start(options: WaitOptions = {}): Promise<void> {
-    return this.life.start(async () => {
-      if (this.client.closedSignal.aborted) throw new ClosedError('client');
-      this.client.on('stateChanged', this.onState);
-      this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
-      this.arm();
-      await this.waitForInitialized(options);
-    });
+    return this.life.start(
+      async () => {
+        this.client.on('stateChanged', this.onState);
+        this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+        this.arm();
+        await this.waitForInitialized(options);
+      },
+      () => {
+        if (this.client.closedSignal.aborted) throw new ClosedError('client');
+      },
+    );
   }
 
   /** Resolves once the first load is done; TimeoutError, AbortError, or ClosedError if it or the client closed first. */

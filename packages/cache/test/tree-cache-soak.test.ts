@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ConnectionState, type Client } from '@tenure/client';
 import { TreeCache } from '../src/index.js';
+import { nextEvent } from '@tenure/testing';
 import { connect, eventually, serverTree, sleep, startServer, treeDiff } from './harness.js';
 
 const NODES = Number(process.env.TENURE_CACHE_NODES ?? 1000);
@@ -134,8 +135,17 @@ describe.each([
       throw new Error(`${err.message}; ${diff.length} differences, e.g. ${diff.slice(0, 5).join(', ')}`);
     });
     // And it goes on following.
+    const final = nextEvent<{ path: string; data: Buffer }>(
+      cache,
+      'changed',
+      (n) => n.path === '/soak/a0' && n.data.toString() === 'final',
+      {
+        timeoutMs: 3000,
+      },
+    );
     await setup.setData('/soak/a0', 'final');
-    await eventually(() => cache.get('/soak/a0')?.data.toString() === 'final', 3000);
+    await final;
+    expect(cache.get('/soak/a0')?.data.toString()).toBe('final');
     await cache.close();
     expect(server.watchCounts().get(client.sessionId) ?? 0).toBe(0);
   }, 90_000);

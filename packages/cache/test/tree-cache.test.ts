@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ClosedError, ConnectionState, type Client } from '@tenure/client';
 import { NodeCache, TreeCache, type CacheEvent } from '../src/index.js';
-import { connect, eventually, serverTree, serverWatches, sleep, startServer, treeDiff } from './harness.js';
+import { EventLog, nextEvent, settle } from '@tenure/testing';
+import { connect, serverTree, serverWatches, sleep, startServer, treeDiff } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -20,8 +21,8 @@ async function open(options: Parameters<typeof connect>[1] = {}) {
   return r;
 }
 
-function record(cache: TreeCache | NodeCache): string[] {
-  const log: string[] = [];
+function record(cache: TreeCache | NodeCache): EventLog<string> {
+  const log = new EventLog<string>();
   cache.on('initialized', () => void log.push('initialized'));
   cache.on('created', (n) => void log.push(`created ${n.path} ${n.data.toString()}`));
   cache.on('changed', (n) => void log.push(`changed ${n.path} ${n.data.toString()}`));
@@ -61,14 +62,14 @@ describe.each([
     log.length = 0;
 
     await writer.setData('/t/a', 'A2');
-    await eventually(() => log.length === 1);
+    await log.atLeast(1);
     await writer.create('/t/b/new', 'N');
-    await eventually(() => log.length === 2);
+    await log.atLeast(2);
     await writer.delete('/t/a', { deletingChildren: true });
-    await eventually(() => log.length === 4);
+    await log.atLeast(4);
     expect(log).toEqual(['changed /t/a A2', 'created /t/b/new N', 'deleted /t/a/x', 'deleted /t/a']);
     expect(cache.children('/t')).toEqual(['b']);
-    await eventually(() => treeDiff(cache, serverTree(server, '/t')).length === 0, 2000, 'cache equals the server');
+    expect(treeDiff(cache, serverTree(server, '/t'))).toEqual([]);
   });
 
   it('a missing root: empty and initialized; the root and its subtree appear and go', async () => {
@@ -77,15 +78,19 @@ describe.each([
     const { client: writer } = await open();
     const cache = new TreeCache(client, '/late', { persistentWatches });
     caches.push(cache);
+    const log = record(cache);
     await cache.start({ timeoutMs: 3000 });
     expect(cache.size).toBe(0);
     await writer.create('/late', 'r');
     await writer.create('/late/k', 'k');
-    await eventually(() => cache.size === 2, 3000, 'root and child cached');
+    await log.until((l) => l.includes('created /late r') && l.includes('created /late/k k'), { timeoutMs: 3000 });
+    expect(cache.size).toBe(2);
     await writer.delete('/late', { deletingChildren: true });
-    await eventually(() => cache.size === 0, 3000, 'gone');
+    await log.until((l) => l.includes('deleted /late'), { timeoutMs: 3000 });
+    expect(cache.size).toBe(0);
     await writer.create('/late', 'again');
-    await eventually(() => cache.get('/late')?.data.toString() === 'again', 3000, 'root re-created');
+    await log.until((l) => l.includes('created /late again'), { timeoutMs: 3000 });
+    expect(cache.get('/late')?.data.toString()).toBe('again');
   });
 
   it('close removes its watches from the server; iterators end; start then close at once leaves none', async () => {
@@ -97,12 +102,12 @@ describe.each([
     const cache = new TreeCache(client, '/c', { persistentWatches });
     await cache.start({ timeoutMs: 3000 });
     expect(serverWatches(server, client)).toBeGreaterThan(0);
-    const seen: CacheEvent[] = [];
+    const seen = new EventLog<CacheEvent>();
     const iterating = (async () => {
       for await (const e of cache) seen.push(e);
     })();
     await writer.setData('/c/n3', 'w');
-    await eventually(() => seen.length === 1);
+    await seen.atLeast(1);
     await cache.close();
     await iterating; // ended by close
     expect(seen.map((e) => e.type)).toEqual(['changed']);
@@ -115,7 +120,7 @@ describe.each([
       await quick.close();
       expect(await starting).toMatchObject({ name: 'ClosedError' });
     }
-    await sleep(50);
+    await client.sync('/'); // answered after any watch request those closes sent
     expect(serverWatches(server, client)).toBe(0);
   });
 
@@ -139,8 +144,10 @@ describe.each([
     await writer.create('/r/n3', 'v3'); // same data, a new node: a real difference (czxid)
     await client.waitForState(ConnectionState.LOST, { timeoutMs: T + 2000 });
     await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
-    await eventually(() => treeDiff(cache, serverTree(server, '/r')).length === 0, 3000, 'cache equals the server');
-    await sleep(100);
+    await log.atLeast(4, { timeoutMs: 3000 });
+    expect(treeDiff(cache, serverTree(server, '/r'))).toEqual([]);
+    await sleep(100); // the re-sync has no end event: any fifth event would come within this
+
     expect(log.sort()).toEqual(['changed /r/n1 changed', 'changed /r/n3 v3', 'created /r/n99 new', 'deleted /r/n2']);
   });
 
@@ -154,16 +161,20 @@ describe.each([
     await cache.start({ timeoutMs: 3000 });
     expect(cache.current).toBeUndefined();
     await writer.create('/one', 'a');
-    await eventually(() => cache.current?.data.toString() === 'a');
+    await log.until((l) => l.includes('created /one a'));
+    expect(cache.current?.data.toString()).toBe('a');
     await writer.create('/one/child', 'ignored');
     await writer.setData('/one', 'b');
-    await eventually(() => cache.current?.data.toString() === 'b');
+    await log.until((l) => l.includes('changed /one b'));
+    expect(cache.current?.data.toString()).toBe('b');
     server.expireSession(client.sessionId);
     await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
     await writer.setData('/one', 'c');
-    await eventually(() => cache.current?.data.toString() === 'c');
+    await log.until((l) => l.includes('changed /one c'));
+    expect(cache.current?.data.toString()).toBe('c');
     await writer.delete('/one', { deletingChildren: true });
-    await eventually(() => cache.current === undefined);
+    await log.until((l) => l.includes('deleted /one'));
+    expect(cache.current).toBeUndefined();
     expect(log).toEqual(['initialized', 'created /one a', 'changed /one b', 'changed /one c', 'deleted /one']);
     await cache.close();
     expect(serverWatches(server, client)).toBe(0);
@@ -180,9 +191,11 @@ describe.each([
     caches.push(cache);
     await cache.start({ timeoutMs: 3000 });
     expect([...cache.entries()].map(([p]) => p).sort()).toEqual(['/d', '/d/a']);
+    const createdB = nextEvent<{ path: string }>(cache, 'created', (n) => n.path === '/d/b');
     await writer.create('/d/a/deeper', 'y');
     await writer.create('/d/b', 'b');
-    await eventually(() => cache.has('/d/b'));
+    await createdB;
+    expect(cache.has('/d/b')).toBe(true);
     expect(cache.has('/d/a/deeper')).toBe(false);
   });
 });
@@ -197,8 +210,10 @@ describe('TreeCache on a server without persistent watches (as ZooKeeper 3.5)', 
     caches.push(cache);
     await cache.start({ timeoutMs: 5000 });
     expect(cache.watchMode).toBe('one-shot');
+    const created = nextEvent<{ path: string }>(cache, 'created', (n) => n.path === '/old/k', { timeoutMs: 3000 });
     await writer.create('/old/k', 'k');
-    await eventually(() => cache.has('/old/k'), 3000, 'the child seen through one-shot watches');
+    await created; // seen through one-shot watches
+    expect(cache.has('/old/k')).toBe(true);
     await cache.close();
     expect(serverWatches(server, client)).toBe(0);
   });
@@ -218,9 +233,11 @@ describe('TreeCache listeners', () => {
       if (n.path === '/boom/a') throw new Error('listener bug');
     });
     await cache.start({ timeoutMs: 3000 });
+    const createdB = nextEvent<{ path: string }>(cache, 'created', (n) => n.path === '/boom/b');
     await writer.create('/boom/a', 'x');
     await writer.create('/boom/b', 'y');
-    await eventually(() => cache.has('/boom/b'));
+    await createdB;
+    expect(cache.has('/boom/b')).toBe(true);
     expect(cache.get('/boom/a')?.data.toString()).toBe('x');
     expect(errors.map((e) => e.message)).toEqual(['listener bug']);
   });
@@ -236,10 +253,10 @@ describe('TreeCache and its client', () => {
     caches.push(cache);
     const starting = cache.start({ timeoutMs: 60_000 });
     const outcome = expect(starting).rejects.toBeInstanceOf(ClosedError);
-    await sleep(50);
+    await settle(); // the first reads are sent (and held by the partition)
     await client.close();
     await outcome;
-    await sleep(50);
+    await settle();
     expect(cache.initialized).toBe(false); // failed reads are no load
   });
 });

@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionState, type Client } from '@tenure/client';
-import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
+import { FaultProxy, TestingServer, expireSession, nextEvent, realZooKeeper } from '@tenure/testing';
 import { NodeCache, TreeCache } from '../src/index.js';
 import { connect, eventually, sleep, treeDiff } from './harness.js';
 
@@ -139,12 +139,18 @@ describe.skipIf(!zk.available)('TreeCache on ZooKeeper 3.8', () => {
       const path = `/znode-${persistentWatches}`;
       const cache = new NodeCache(client, path, { persistentWatches });
       await cache.start({ timeoutMs: 5000 });
+      const created = nextEvent(cache, 'created');
       await admin.create(path, 'a');
-      await eventually(() => cache.current?.data.toString() === 'a');
+      await created;
+      expect(cache.current?.data.toString()).toBe('a');
+      const changed = nextEvent(cache, 'changed');
       await admin.setData(path, 'b');
-      await eventually(() => cache.current?.data.toString() === 'b');
+      await changed;
+      expect(cache.current?.data.toString()).toBe('b');
+      const deleted = nextEvent(cache, 'deleted');
       await admin.delete(path);
-      await eventually(() => cache.current === undefined);
+      await deleted;
+      expect(cache.current).toBeUndefined();
       await cache.close();
     }
     expect(await watchesOf(client)).toBe(0);

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '@tenure/client';
 import { Mutex } from '@tenure/locks';
-import { eventually, realZooKeeper, TestingServer } from '@tenure/testing';
+import { childrenUntil, realZooKeeper, TestingServer } from '@tenure/testing';
 import { compileJava, CURATOR_JARS, javaToolchain, JavaProgram, type CompiledJava } from '../../../test/interop/java.js';
 import { sessionHex } from '../src/index.js';
 import { json, tenure } from './cli-harness.js';
@@ -35,7 +35,7 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
   }
 
   /** Resolves once the JVM has printed `line` (now or earlier). */
-  const seen = (line: string) => eventually(() => jvm.lines.includes(line), 20_000, line);
+  const seen = async (line: string): Promise<void> => void (jvm.lines.includes(line) || (await jvm.waitFor((l) => l === line, 20_000)));
 
   beforeAll(async () => {
     [compiled, server] = await Promise.all([compileJava([SOURCE], JARS), TestingServer.start()]);
@@ -58,7 +58,8 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     const holder = await curator('mutex j1 /curator/orders holder-J1');
     await seen('acquired j1');
     const waiter = await curator('mutex j2 /curator/orders waiter-J2');
-    await eventually(async () => json(await run('locks', '/curator/orders', '--json')).locks[0]?.waiters.length === 1, 20_000);
+    await childrenUntil(tenureClient, '/curator/orders', (kids) => kids.length === 2, { timeoutMs: 20_000 });
+    expect(json(await run('locks', '/curator/orders', '--json')).locks[0]?.waiters).toHaveLength(1);
     // A Tenure Mutex queues behind them on the same lock.
     const tenureWait = new Mutex(tenureClient, '/curator/orders', { data: 'tenure-T' }).acquire();
     tenureWait.catch(() => {});
@@ -67,13 +68,8 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     await curator('read r1 /curator/rw');
     await curator('lease s1 /curator/sem 2 slot-1');
     await curator('lease s2 /curator/sem 2 slot-2');
-    await eventually(async () => {
-      const l = json(await run('locks', '/curator', '--json')).locks;
-      return (
-        l.find((x: { path: string }) => x.path === '/curator/orders')?.waiters.length === 2 &&
-        l.find((x: { path: string }) => x.path === '/curator/rw')?.waiters.length === 1
-      );
-    }, 20_000);
+    await childrenUntil(tenureClient, '/curator/orders', (kids) => kids.length === 3, { timeoutMs: 20_000 });
+    await childrenUntil(tenureClient, '/curator/rw', (kids) => kids.length === 2, { timeoutMs: 20_000 });
 
     const { locks } = json(await run('locks', '/curator', '--json'));
     expect(locks.map((l: { path: string; kind: string }) => [l.path, l.kind])).toEqual([
@@ -118,7 +114,7 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
     const sel1 = await curator('selector sel-1 /curator/selector');
     await seen('leading sel-1');
     const sel2 = await curator('selector sel-2 /curator/selector');
-    await eventually(async () => json(await run('leaders', '/curator/selector', '--json')).elections[0]?.participants.length === 2, 20_000);
+    await childrenUntil(tenureClient, '/curator/selector', (kids) => kids.length === 2, { timeoutMs: 20_000 });
 
     const { elections } = json(await run('leaders', '/curator', '--json'));
     const latch = elections.find((e: { path: string }) => e.path === '/curator/latch');
@@ -137,7 +133,8 @@ describe.skipIf(!zk.available || !java.available)("tenure locks / leaders on Cur
 
     // alpha closes: beta leads, as the CLI shows.
     await jvm.ask('release alpha', /^released alpha$/);
-    await eventually(async () => json(await run('leaders', '/curator/latch', '--json')).elections[0]?.leader?.id === 'beta', 20_000);
+    await childrenUntil(tenureClient, '/curator/latch', (kids) => kids.length === 1, { timeoutMs: 20_000 }); // alpha's node gone
+    expect(json(await run('leaders', '/curator/latch', '--json')).elections[0]?.leader?.id).toBe('beta');
     for (const n of ['beta', 'sel-1', 'sel-2']) await jvm.ask(`release ${n}`, new RegExp(`^released ${n}$`));
   });
 

@@ -8,7 +8,7 @@ import { CreateMode, createClient, RetryPolicies, type Client } from '@tenure/cl
 import { GroupMember } from '@tenure/group';
 import { LeaderLatch, LeaderSelector } from '@tenure/leader';
 import { Mutex, ReadWriteLock, Semaphore, type Lease } from '@tenure/locks';
-import { eventually, TestingEmbeddedServer } from '@tenure/testing';
+import { childrenUntil, eventually, TestingEmbeddedServer } from '@tenure/testing';
 import { decodeData, sessionHex, inspectRecipes, inspectSessions, inspectWithWalk, parseCons, parseDump, serversOf } from '../src/index.js';
 
 describe('recipe inspection (embedded server over TCP)', () => {
@@ -55,10 +55,10 @@ describe('recipe inspection (embedded server over TCP)', () => {
     const waitB = new Mutex(b, '/locks/orders', { data: 'waiter-B' }).acquire();
     waitB.catch(() => {});
     const admin = await open();
-    await eventually(async () => (await admin.getChildren('/locks/orders')).children.length === 2);
+    await childrenUntil(admin, '/locks/orders', (kids) => kids.length === 2);
     const waitC = new Mutex(c, '/locks/orders', { data: Buffer.from([0xc3, 0x28]) }).acquire();
     waitC.catch(() => {});
-    await eventually(async () => (await admin.getChildren('/locks/orders')).children.length === 3);
+    await childrenUntil(admin, '/locks/orders', (kids) => kids.length === 3);
 
     const report = await inspectRecipes(admin, { path: '/locks' });
     expect(report.locks).toHaveLength(1);

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RetryPolicies, type Client } from '@tenure/client';
 import { LeaderLatch } from '@tenure/leader';
 import { Mutex } from '@tenure/locks';
-import { eventually, TestingEmbeddedServer } from '@tenure/testing';
+import { eventually, nextEvent, TestingEmbeddedServer } from '@tenure/testing';
 import { main, startUi, UiOptionsError, type UiServer } from '../src/index.js';
 import type { ChildrenPage, NodeView, Overview, UiStatus } from '../src/ui/index.js';
 
@@ -327,7 +327,9 @@ describe('tenure ui: the page server', () => {
     const stop = new AbortController();
     const io = { stdin: new PassThrough(), stdout, stderr, env: {}, signal: stop.signal };
     const running = main(['--server', server.connectString, 'ui', '--port', '0', '--write'], io);
-    const url = (await eventually(() => /http:\/\/127\.0\.0\.1:\d+\//.exec(out)?.[0], 10_000)) as string;
+    const address = /http:\/\/127\.0\.0\.1:\d+\//;
+    if (!address.test(out)) await nextEvent(stdout, 'data', () => address.test(out), { timeoutMs: 10_000 });
+    const url = address.exec(out)![0];
     expect(out).toContain('writes enabled');
     expect(await json<UiStatus>(`${url}api/status`)).toMatchObject({ live: 'push', write: true });
     stop.abort();

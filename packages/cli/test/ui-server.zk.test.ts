@@ -8,15 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RetryPolicies, type Client } from '@tenure/client';
 import { LeaderLatch } from '@tenure/leader';
 import { Mutex } from '@tenure/locks';
-import { eventually, realZooKeeper, TestingServer } from '@tenure/testing';
+import { EventLog, realZooKeeper, TestingServer } from '@tenure/testing';
 import { sessionHex, startUi } from '../src/index.js';
 import type { Overview, UiStatus } from '../src/ui/index.js';
 
 const zk = realZooKeeper();
 
 /** The overviews a page would receive, from /api/events. */
-function listen(url: string): { overviews: Overview[]; close(): void } {
-  const overviews: Overview[] = [];
+function listen(url: string): { overviews: EventLog<Overview>; close(): void } {
+  const overviews = new EventLog<Overview>();
   const req = request(`${url}api/events`, (res) => {
     let buffer = '';
     res.setEncoding('utf8');
@@ -82,7 +82,7 @@ describe.skipIf(!zk.available)('tenure ui on ZooKeeper 3.8', () => {
       const latest = (): Overview | undefined => feed.overviews.at(-1);
       const holderOf = (o?: Overview) => o?.report?.locks.find((l) => l.path === '/locks/orders')?.holder?.data.value;
       const leaderOf = (o?: Overview) => o?.report?.elections.find((e) => e.path === '/election')?.leader?.id;
-      await eventually(() => holderOf(latest()) === 'holder-A' && leaderOf(latest()) === 'alpha');
+      await feed.overviews.until(() => holderOf(latest()) === 'holder-A' && leaderOf(latest()) === 'alpha');
       const sessions = latest()!.sessions!;
       expect(sessions.source).toBe('four-letter-words');
       expect(
@@ -91,10 +91,10 @@ describe.skipIf(!zk.available)('tenure ui on ZooKeeper 3.8', () => {
 
       const t0 = performance.now();
       await holder.release();
-      await eventually(() => holderOf(latest()) === 'waiter-B', 2000, 'waiter-B to hold');
+      await feed.overviews.until(() => holderOf(latest()) === 'waiter-B', { timeoutMs: 2000 }); // waiter-B holds
       const t1 = performance.now();
       await alpha.close();
-      await eventually(() => leaderOf(latest()) === 'beta', 2000, 'beta to lead');
+      await feed.overviews.until(() => leaderOf(latest()) === 'beta', { timeoutMs: 2000 }); // beta leads
       console.log(
         `ZooKeeper 3.8: hand-over pushed in ${Math.round(t1 - t0)} ms, leader change in ${Math.round(performance.now() - t1)} ms`,
       );

@@ -10,6 +10,7 @@ import { Client } from './client.js';
 import { ClientCore } from './client-core.js';
 import { Namespace } from './namespace.js';
 import type { ClientOptions } from './options.js';
+import { InvalidArgumentError } from '@tenure/protocol';
 
 export * from './public-api.js';
 
@@ -24,16 +25,16 @@ export * from './public-api.js';
 export function createClient(options: ClientOptions): Client {
   const transport: Transport | undefined = options?.transport;
   if (options?.connectString !== undefined) {
-    throw new TypeError(
+    throw new InvalidArgumentError(
       'createClient: a connectString needs the ZooKeeper TCP transport, which needs Node; in a browser give transport: webSocket(url) from @tenure/ws',
     );
   }
   if ((options as { tls?: unknown }).tls !== undefined) {
-    throw new TypeError(
+    throw new InvalidArgumentError(
       "createClient: tls goes with a connectString, which needs Node; in a browser wss:// uses the browser's trust store",
     );
   }
   if (transport === undefined || typeof transport.connect !== 'function')
-    throw new TypeError('createClient: a transport is required (e.g. webSocket(url) from @tenure/ws)');
+    throw new InvalidArgumentError('createClient: a transport is required (e.g. webSocket(url) from @tenure/ws)');
   return new Client(new ClientCore(transport, options), new Namespace(options.namespace), true);
 }

@@ -20,6 +20,8 @@ import {
   type Request,
   type ResponseFor,
   type Transport,
+  InvalidArgumentError,
+  IllegalStateError,
 } from '@tenure/protocol';
 import { systemClock, type Clock } from '@tenure/protocol';
 import type { ConnectionState, ErrorPolicy } from './connection-state.js';
@@ -100,7 +102,7 @@ export class ClientCore {
     this.retryPolicy = opts.retryPolicy ?? DEFAULTS.retryPolicy();
     const policy = opts.errorPolicy ?? 'standard';
     if (policy !== 'standard' && policy !== 'session')
-      throw new RangeError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
+      throw new InvalidArgumentError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
     this.errorPolicy = policy;
     this.aclProvider = opts.aclProvider;
     this.hosts = Object.freeze([...transport.hosts]);
@@ -168,7 +170,7 @@ export class ClientCore {
 
   /** Hands new TLS options to the transport and ends a pause after refused handshakes. */
   updateTls(tls: unknown): void {
-    if (typeof this.transport.updateTls !== 'function') throw new TypeError('updateTls: the client was created without tls');
+    if (typeof this.transport.updateTls !== 'function') throw new IllegalStateError('updateTls: the client was created without tls');
     this.transport.updateTls(tls);
     this.session.tlsUpdated();
   }

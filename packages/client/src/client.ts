@@ -27,6 +27,9 @@ import {
   type ResponseFor,
   type StatResponse,
   type Stat,
+  type AuthFailedError,
+  InvalidArgumentError,
+  asError,
 } from '@tenure/protocol';
 import type { EventEmitter } from 'eventemitter3';
 import type { TlsSetting } from '@tenure/zookeeper';
@@ -376,7 +379,9 @@ export class Client {
         refused,
       ]);
     } catch (err) {
-      if (core.authFailure) throw core.authFailure;
+      // Read again: the SASL exchange may have set it meanwhile (TypeScript still narrows it to null).
+      const authFailure = core.authFailure as AuthFailedError | null;
+      if (authFailure) throw authFailure;
       await core.abandonStart();
       throw err;
     } finally {
@@ -427,7 +432,7 @@ export class Client {
         else if (r.err === ErrorCode.NONODE) this.addOneShot('exist', full, watch);
       });
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -444,7 +449,7 @@ export class Client {
         if (r.err === 0) this.addOneShot('data', full, watch);
       });
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -473,7 +478,7 @@ export class Client {
           }),
       );
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -526,7 +531,7 @@ export class Client {
         false,
       );
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -544,7 +549,7 @@ export class Client {
         const path = this.full(op.path);
         if (op.type === 'getData') return { type: OpCode.getData, path, watch: false } as const;
         if (op.type === 'getChildren') return { type: OpCode.getChildren, path, watch: false } as const;
-        throw new TypeError(`multiRead: unknown op type ${String((op as { type: unknown }).type)}`);
+        throw new InvalidArgumentError(`multiRead: unknown op type ${String((op as { type: unknown }).type)}`);
       });
       return this.simple(
         'multiRead',
@@ -561,7 +566,7 @@ export class Client {
         false,
       );
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -640,7 +645,7 @@ export class Client {
         return strip(await run());
       });
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -676,7 +681,7 @@ export class Client {
       }
       return core.run({ type: OpCode.delete, path: full, version }, signal, path, mapDelete);
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -698,7 +703,7 @@ export class Client {
         (r) => r.response!.stat,
       );
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 
@@ -823,7 +828,7 @@ export class Client {
         return ok(r);
       });
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(asError(err));
     }
   }
 

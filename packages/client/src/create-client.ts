@@ -5,6 +5,7 @@ import { Client } from './client.js';
 import { ClientCore } from './client-core.js';
 import { Namespace } from './namespace.js';
 import type { ClientOptions } from './options.js';
+import { InvalidArgumentError } from '@tenure/protocol';
 
 /**
  * Creates a client. Give `transport` (any Transport, e.g. an embedded server's `transport()`) or
@@ -12,20 +13,20 @@ import type { ClientOptions } from './options.js';
  * `start()` to connect.
  */
 export function createClient(options: ClientOptions): Client {
-  if (options === null || typeof options !== 'object') throw new TypeError('createClient: options are required');
+  if (options === null || typeof options !== 'object') throw new InvalidArgumentError('createClient: options are required');
   const { transport, connectString, tls } = options;
   if (transport !== undefined && connectString !== undefined)
-    throw new TypeError('createClient: give transport or connectString, not both');
+    throw new InvalidArgumentError('createClient: give transport or connectString, not both');
   if (transport !== undefined && tls !== undefined)
-    throw new TypeError('createClient: tls goes with connectString (a transport brings its own)');
+    throw new InvalidArgumentError('createClient: tls goes with connectString (a transport brings its own)');
   let t: Transport;
   if (transport !== undefined) {
-    if (typeof transport.connect !== 'function') throw new TypeError('createClient: transport must implement connect()');
+    if (typeof transport.connect !== 'function') throw new InvalidArgumentError('createClient: transport must implement connect()');
     t = transport;
   } else if (typeof connectString === 'string' && connectString.length > 0) {
     t = zookeeper(connectString, tls === undefined ? {} : { tls });
   } else {
-    throw new TypeError('createClient: a transport or a connectString is required');
+    throw new InvalidArgumentError('createClient: a transport or a connectString is required');
   }
   const namespace = new Namespace(options.namespace);
   return new Client(new ClientCore(t, options), namespace, true);

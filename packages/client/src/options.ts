@@ -1,5 +1,5 @@
 /** Client options and their defaults. */
-import { OPEN_ACL_UNSAFE, DEFAULT_MAX_BUFFER, type ACL, type Transport } from '@tenure/protocol';
+import { OPEN_ACL_UNSAFE, DEFAULT_MAX_BUFFER, type ACL, type Transport, InvalidArgumentError } from '@tenure/protocol';
 import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from '@tenure/protocol';
 import type { ErrorPolicy } from './connection-state.js';
@@ -69,7 +69,7 @@ export function aclFor(provider: AclProvider | undefined, path: string): readonl
 export function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
+    throw new InvalidArgumentError(`${name} must be a positive number of milliseconds, got ${String(value)}`);
   }
   return value;
 }

@@ -21,7 +21,7 @@ export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './
 export { RecipeLifecycle, type RecipeState, type RecipeHandle } from './kit/recipe-lifecycle.js';
 export { PassRunner } from './kit/pass-runner.js';
 export { RetryPacer, type PacerDeps } from './kit/retry-pacer.js';
-export { safeEmitter, asError, type SafeEmit, type Emitting } from './kit/safe-emit.js';
+export { safeEmitter, type SafeEmit, type Emitting } from './kit/safe-emit.js';
 export { triageFailure, type FailureVerdict } from './kit/failure-triage.js';
 export {
   sequenceAfter,
@@ -74,6 +74,7 @@ export {
   TenureError,
   IllegalStateError,
   InvalidArgumentError,
+  asError,
   KeeperError,
   ConnectionLossError,
   SessionExpiredError,

@@ -2,7 +2,7 @@
  * Client-side size checks. A request larger than the server's jute.maxbuffer makes the server close
  * the connection, which a client would otherwise see as an endless ConnectionLoss; we refuse it first.
  */
-import { OpCode, encodedRequestSize, requestSizeBound, type ACL, type Request } from '@tenure/protocol';
+import { OpCode, encodedRequestSize, requestSizeBound, type ACL, type Request, InvalidArgumentError } from '@tenure/protocol';
 import { DataTooLargeError } from './errors.js';
 
 /** Accepted node data: bytes or a string (UTF-8). */
@@ -15,7 +15,7 @@ export function toBuffer(data: NodeData | null | undefined, what: string): Buffe
   if (Buffer.isBuffer(data)) return data;
   if (typeof data === 'string') return Buffer.from(data, 'utf8');
   if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  throw new TypeError(`${what}: data must be a Buffer, Uint8Array or string`);
+  throw new InvalidArgumentError(`${what}: data must be a Buffer, Uint8Array or string`);
 }
 
 function aclBytes(acl: readonly ACL[]): number {

@@ -2,7 +2,7 @@
  * Retry policies, with Curator's names and arithmetic. A policy only says whether to retry and how
  * long to sleep first; which errors are retried is fixed (see `isRetryableError`).
  */
-import { KeeperError, isRetryableCode } from '@tenure/protocol';
+import { KeeperError, isRetryableCode, InvalidArgumentError } from '@tenure/protocol';
 
 export interface RetryPolicy {
   /**
@@ -47,7 +47,7 @@ const MAX_RETRIES_LIMIT = 29;
 
 function checkCount(name: string, value: number): void {
   if (typeof value !== 'number' || !(value >= 0) || (!Number.isFinite(value) && value !== Infinity)) {
-    throw new RangeError(`${name} must be a number >= 0, got ${String(value)}`);
+    throw new InvalidArgumentError(`${name} must be a number >= 0, got ${String(value)}`);
   }
 }
 

@@ -7,7 +7,7 @@
  * `SaslMechanism` interface: DIGEST-MD5 is one implementation, and GSSAPI (Kerberos) could be
  * another without touching the session (see the README's SASL section).
  */
-import { AuthFailedError, DigestMd5Client, OpCode, SaslError, type Connection } from '@tenure/protocol';
+import { AuthFailedError, DigestMd5Client, OpCode, SaslError, type Connection, InvalidArgumentError } from '@tenure/protocol';
 
 /** One exchange on one connection. Tokens are opaque bytes to the session. */
 export interface SaslExchange {
@@ -59,11 +59,11 @@ export function digestMd5Mechanism(options: Omit<DigestMd5Options, 'mechanism'>)
 
 /** The mechanism an option names. Throws TypeError for a bad option. */
 export function saslMechanism(options: SaslOptions): SaslMechanism {
-  if (options === null || typeof options !== 'object') throw new TypeError('sasl must be an object');
+  if (options === null || typeof options !== 'object') throw new InvalidArgumentError('sasl must be an object');
   const m = options.mechanism;
   if (m === 'DIGEST-MD5') return digestMd5Mechanism(options as DigestMd5Options);
   if (m !== null && typeof m === 'object' && typeof m.start === 'function' && typeof m.name === 'string') return m;
-  throw new TypeError(
+  throw new InvalidArgumentError(
     `sasl.mechanism must be 'DIGEST-MD5' or a SaslMechanism, got ${typeof m === 'string' ? JSON.stringify(m) : m === null ? 'null' : typeof m}`,
   );
 }

@@ -4,7 +4,7 @@
  * `abort()`), whichever comes first. Its reason is already the typed error the wait rejects with:
  * TimeoutError, AbortError or ClosedError, so a wait never has to translate.
  */
-import { AbortError, ClosedError, TimeoutError } from '@tenure/protocol';
+import { AbortError, ClosedError, TimeoutError, InvalidArgumentError, asError } from '@tenure/protocol';
 import type { Clock, TimerHandle } from '@tenure/protocol';
 
 /** How long to wait, and what may end a wait early. Every wait in Tenure takes these. */
@@ -40,7 +40,7 @@ export class WaitScope implements Disposable {
   ) {
     const { timeoutMs, signal } = options ?? {};
     if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0)) {
-      throw new RangeError(`${what}: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
+      throw new InvalidArgumentError(`${what}: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
     }
     this.clock = deps.clock;
     this.userSignal = signal;
@@ -175,7 +175,7 @@ export function raceSignal<T>(task: PromiseLike<T>, signal: AbortSignal, what?: 
       },
       (e: unknown) => {
         signal.removeEventListener('abort', onAbort);
-        reject(e);
+        reject(asError(e));
       },
     );
   });

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { createEmbeddedServer } from '@tenure/server';
 import * as browser from '../src/browser.js';
 import * as node from '../src/index.js';
+import { InvalidArgumentError } from '../src/index.js';
 
 describe('the browser entry', () => {
   test('exports the same names as the Node entry', () => {
@@ -23,10 +24,10 @@ describe('the browser entry', () => {
     expect(Object.keys(pkg.exports['.'])[0]).toBe('browser');
   });
 
-  test('createClient refuses a connectString or tls (TCP needs Node) and a missing transport, with TypeError', () => {
+  test('createClient refuses a connectString or tls (TCP needs Node) and a missing transport, with InvalidArgumentError', () => {
     expect(() => browser.createClient({ connectString: '127.0.0.1:2181' })).toThrow(/connectString.*Node.*webSocket/);
     expect(() => browser.createClient({ tls: true } as never)).toThrow(/tls.*trust store/);
-    expect(() => browser.createClient({})).toThrow(TypeError);
+    expect(() => browser.createClient({})).toThrow(InvalidArgumentError);
     expect(() => browser.createClient({ transport: {} as never })).toThrow(/transport is required/);
   });
 

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ConnectionState, CreateMode, NoNodeError, RetryPolicies, type Client } from '../src/index.js';
+import { ManualClock } from '@tenure/testing';
 import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
@@ -20,7 +21,8 @@ async function open(opts: Parameters<typeof connect>[1] = {}) {
 describe('guaranteed delete', () => {
   it('survives dropConnection: the delete is retried after the reconnect', async () => {
     server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock(); // the client's: its retry pause (the server's silence is real time)
+    const { client } = await open({ clock });
     await client.create('/g', 'x');
     const id = client.sessionId;
     // The request is held while the session is silenced, then the connection drops: the delete never
@@ -32,6 +34,7 @@ describe('guaranteed delete', () => {
     await client.waitForState(ConnectionState.SUSPENDED);
     await new Promise((r) => setTimeout(r, 20));
     expect(client.pendingDeletes).toEqual(['/g']);
+    await clock.advance(1000); // retryPolicy none(): background work is paced at Curator's 1 s base sleep
     await del;
     expect(client.pendingDeletes).toEqual([]);
     expect(await client.exists('/g')).toBeNull();
@@ -39,11 +42,14 @@ describe('guaranteed delete', () => {
   });
 
   it('a delete applied but unanswered (loseNextReply) completes on the retry', async () => {
-    server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
     await client.create('/g', 'x');
     server.loseNextReply(client.sessionId);
-    await client.delete('/g', { guaranteed: true });
+    const del = client.delete('/g', { guaranteed: true });
+    await clock.advance(1000); // the reconnect, then the retry after its 1 s pace
+    await del;
     expect(await client.exists('/g')).toBeNull();
   });
 
@@ -59,12 +65,15 @@ describe('guaranteed delete', () => {
   });
 
   it('NoNode on the first attempt is an error; guaranteed deletingChildren works', async () => {
-    server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
     await expect(client.delete('/none', { guaranteed: true })).rejects.toBeInstanceOf(NoNodeError);
     await client.create('/t/a/b', null, { createParents: true });
     server.loseNextReply(client.sessionId);
-    await client.delete('/t', { guaranteed: true, deletingChildren: true });
+    const del = client.delete('/t', { guaranteed: true, deletingChildren: true });
+    await clock.advance(1000);
+    await del;
     expect(await client.exists('/t')).toBeNull();
   });
 
@@ -78,13 +87,17 @@ describe('guaranteed delete', () => {
     await del; // the session that owned the node is gone
     expect(client.pendingDeletes).toEqual([]);
     await client.waitForState(ConnectionState.RECONNECTED);
-    await new Promise((r) => setTimeout(r, 400)); // the old session's expiry
+    // The old session's expiry on the server takes the ephemeral.
+    let deleted!: () => void;
+    const gone = new Promise<void>((resolve) => (deleted = resolve));
+    if ((await client.exists('/e', { watch: () => deleted() })) !== null) await gone;
     expect(await client.exists('/e')).toBeNull();
   });
 
   it('an aborted caller stops waiting; the delete goes on in the background', async () => {
     server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock(); // the client's: reconnect pacing and the retry pause (the restart is real time)
+    const { client } = await open({ clock });
     await client.create('/g');
     const restarted = server.restart(300);
     await client.waitForState(ConnectionState.SUSPENDED);
@@ -94,8 +107,9 @@ describe('guaranteed delete', () => {
     await expect(del).rejects.toMatchObject({ name: 'AbortError' });
     expect(client.pendingDeletes).toEqual(['/g']);
     await restarted;
-    await client.waitForState(ConnectionState.RECONNECTED);
-    for (let i = 0; i < 100 && client.pendingDeletes.length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const reconnected = client.waitForState(ConnectionState.RECONNECTED);
+    await clock.advance(1000); // the reconnect, then the background retry after its 1 s pace
+    await reconnected;
     expect(client.pendingDeletes).toEqual([]);
     expect(await client.exists('/g')).toBeNull();
   });

@@ -50,6 +50,21 @@ describe('RecipeLifecycle', () => {
     expect(() => life.requireStarted('read')).toThrow(IllegalStateError);
   });
 
+  it("a start whose precondition throws rejects with that and stays 'latent'", async () => {
+    const life = new RecipeLifecycle('Thing /p');
+    let ran = false;
+    await expect(
+      life.start(
+        () => void (ran = true),
+        () => {
+          throw new ClosedError('client');
+        },
+      ),
+    ).rejects.toBeInstanceOf(ClosedError);
+    expect(life.state).toBe('latent');
+    expect(ran).toBe(false);
+  });
+
   it("a start whose own work throws rejects with that error (and stays 'started' for close to release)", async () => {
     const life = new RecipeLifecycle('Thing /z');
     await expect(

@@ -18,8 +18,9 @@ import {
   createClient,
   digestId,
   type Client,
+  InvalidArgumentError,
 } from '../src/index.js';
-import { connect, eventually, startServer } from './harness.js';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -92,7 +93,10 @@ describe('operations', () => {
     await c.delete('/a/b/c');
     await c.delete('/k/l/m');
     // Container parents are reaped once empty; persistent parents stay.
-    await eventually(async () => (await c.exists('/k')) === null, 3000, 'containers reaped');
+    let reaped!: (type: string) => void;
+    const gone = new Promise<string>((resolve) => (reaped = resolve));
+    if ((await c.exists('/k', { watch: (e) => reaped(e.type) })) !== null) expect(await gone).toBe('NodeDeleted');
+    expect(await c.exists('/k')).toBeNull(); // containers reaped
     expect(await c.exists('/a/b')).not.toBeNull();
   });
 
@@ -256,8 +260,8 @@ describe('operations', () => {
   });
 
   it('createClient validates its options; connectString selects the ZooKeeper transport', () => {
-    expect(() => createClient({} as never)).toThrow(TypeError);
-    expect(() => createClient({ transport: startServer().transport(), sessionTimeoutMs: -1 })).toThrow(RangeError);
+    expect(() => createClient({} as never)).toThrow(InvalidArgumentError);
+    expect(() => createClient({ transport: startServer().transport(), sessionTimeoutMs: -1 })).toThrow(InvalidArgumentError);
     const zk = createClient({ connectString: '127.0.0.1:1/chroot' });
     expect(zk.state).toBeNull();
     server = startServer();

@@ -11,7 +11,8 @@ import {
   unprotectedName,
   type Client,
 } from '../src/index.js';
-import { connect, eventually, startServer } from './harness.js';
+import { childrenUntil } from '@tenure/testing';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -92,7 +93,7 @@ describe('protected create', () => {
       ConnectionLossError,
     );
     // The create landed on the server; the clean-up finds it by its prefix and deletes it.
-    await eventually(async () => (await client.getChildren('/o')).children.length === 0, 5000, 'orphan deleted');
+    await childrenUntil(client, '/o', (kids) => kids.length === 0, { timeoutMs: 5000 }); // the orphan deleted
   });
 
   it('a given protected id must be a UUID', async () => {

@@ -10,6 +10,7 @@ import {
   SessionMovedError,
   isRetryableError,
   systemClock,
+  InvalidArgumentError,
 } from '../src/index.js';
 import { runWithRetry } from '../src/retry-loop.js';
 
@@ -51,9 +52,9 @@ describe('retry policies', () => {
   });
 
   it('rejects nonsense arguments', () => {
-    expect(() => RetryPolicies.exponentialBackoff(-1, 3)).toThrow(RangeError);
-    expect(() => RetryPolicies.nTimes(Number.NaN, 1)).toThrow(RangeError);
-    expect(() => RetryPolicies.forever(-5)).toThrow(RangeError);
+    expect(() => RetryPolicies.exponentialBackoff(-1, 3)).toThrow(InvalidArgumentError);
+    expect(() => RetryPolicies.nTimes(Number.NaN, 1)).toThrow(InvalidArgumentError);
+    expect(() => RetryPolicies.forever(-5)).toThrow(InvalidArgumentError);
   });
 
   it('only ConnectionLoss, OperationTimeout and SessionMoved are retryable; SessionExpired never', () => {

@@ -12,7 +12,8 @@ import {
   type Client,
   type WatchEvent,
 } from '../src/index.js';
-import { connect, eventually, startServer } from './harness.js';
+import { EventLog } from '@tenure/testing';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -60,7 +61,7 @@ describe('watching and waiting for the predecessor', () => {
     expect(await watchNode(c, '/missing', () => {})).toBeNull();
     expect(serverWatches(c)).toBe(0);
     await c.create('/q', null);
-    const seen: WatchEvent[] = [];
+    const seen = new EventLog<WatchEvent>();
     const w = (await watchNode(c, '/q', (ev) => seen.push(ev)))!;
     expect(serverWatches(c)).toBe(1);
     await w.cancel();
@@ -68,7 +69,8 @@ describe('watching and waiting for the predecessor', () => {
     expect(serverWatches(c)).toBe(0);
     const w2 = (await watchNode(c, '/q', (ev) => seen.push(ev)))!;
     await c.setData('/q', 'x');
-    await eventually(() => w2.fired);
+    await seen.atLeast(1);
+    expect(w2.fired).toBe(true);
     expect(seen.map((e) => e.type)).toEqual(['NodeDataChanged']);
     await w2.cancel();
   });
@@ -81,10 +83,12 @@ describe('watching and waiting for the predecessor', () => {
       using scope = b.waitScope({ timeoutMs: 50 }, 'wait for /p');
       await expect(waitForPredecessor(b, '/p', b.sessionId, scope)).rejects.toMatchObject({ name: 'TimeoutError' });
     }
-    await eventually(() => serverWatches(b) === 0);
+    await b.sync('/'); // answered after the watch's removal
+    expect(serverWatches(b)).toBe(0);
     using scope = b.waitScope({ timeoutMs: 5000 }, 'wait for /p');
     const waiting = waitForPredecessor(b, '/p', b.sessionId, scope);
-    await eventually(() => serverWatches(b) === 1);
+    await b.sync('/'); // answered after the watching read
+    expect(serverWatches(b)).toBe(1);
     await a.delete('/p');
     expect(await waiting).toBe(true);
     expect(serverWatches(b)).toBe(0);
@@ -97,7 +101,8 @@ describe('watching and waiting for the predecessor', () => {
     await a.create('/p', null, { mode: CreateMode.EPHEMERAL });
     using scope = b.waitScope({ timeoutMs: 10_000 }, 'wait for /p');
     const waiting = waitForPredecessor(b, '/p', b.sessionId, scope);
-    await eventually(() => serverWatches(b) === 1);
+    await b.sync('/'); // answered after the watching read
+    expect(serverWatches(b)).toBe(1);
     server.expireSession(b.sessionId);
     expect(await waiting).toBe(false);
   });

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ConnectionLossError, ConnectionState, CreateMode, RetryPolicies, SessionExpiredError, type Client } from '../src/index.js';
-import { connect, eventually, sleep, startServer } from './harness.js';
+import { ManualClock, nextEvent } from '@tenure/testing';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -31,10 +32,11 @@ describe('connection states', () => {
   });
 
   it('an idle session stays connected: pings keep it alive for many timeouts', async () => {
-    server = startServer();
-    const { client, states } = await open({ sessionTimeoutMs: 400 });
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client, states } = await open({ sessionTimeoutMs: 400, clock });
     await client.create('/e', null, { mode: CreateMode.EPHEMERAL });
-    await sleep(2000);
+    await clock.advance(20 * 400);
     expect(states).toEqual([CONNECTED]);
     expect(server.sessions().map((s) => s.sessionId)).toEqual([client.sessionId]);
     expect(await client.exists('/e')).not.toBeNull();
@@ -79,8 +81,11 @@ describe('connection states', () => {
     expect(client.sessionId).not.toBe(0n);
     expect(client.sessionId).not.toBe(oldId);
     expect(client.previousSessionIds).toEqual([oldId]);
-    // The old session is gone from the server, and its ephemeral with it.
-    await eventually(() => !server.sessions().some((s) => s.sessionId === oldId), 3000, 'old session gone');
+    // The old session is gone from the server, and its ephemeral with it (once it expires there).
+    let deleted!: () => void;
+    const ephDeleted = new Promise<void>((resolve) => (deleted = resolve));
+    if ((await client.exists('/eph', { watch: () => deleted() })) !== null) await ephDeleted;
+    expect(server.sessions().some((s) => s.sessionId === oldId)).toBe(false);
     expect(await client.exists('/eph')).toBeNull();
   });
 
@@ -166,14 +171,17 @@ describe('connection states', () => {
     server = startServer();
     const { client } = await open();
     const seen: string[] = [];
+    let closing: Promise<void> | undefined;
     client.on('stateChanged', (s) => {
       seen.push(`a:${s}`);
-      if (s === SUSPENDED) void client.close();
+      if (s === SUSPENDED) closing = client.close();
     });
     client.on('stateChanged', (s) => seen.push(`b:${s}`));
+    const suspended = nextEvent(client, 'stateChanged', (s) => s === SUSPENDED);
     server.dropConnection(client.sessionId);
-    await eventually(() => client.closed);
-    await sleep(50);
+    await suspended;
+    await closing; // closed: no state event can follow
+    expect(client.closed).toBe(true);
     expect(seen).toEqual(['a:SUSPENDED', 'b:SUSPENDED']);
   });
 
@@ -190,12 +198,12 @@ describe('connection states', () => {
 
   it('start rejects on timeout when no server answers, and can be retried', async () => {
     server = startServer();
-    void server.pause(600);
+    const paused = server.pause(600);
     const { createClient } = await import('../src/index.js');
     const client = createClient({ transport: server.transport(), sessionTimeoutMs: 1000, connectionTimeoutMs: 200 });
     clients.push(client);
     await expect(client.start()).rejects.toMatchObject({ name: 'TimeoutError' });
-    await sleep(600);
+    await paused;
     await client.start({ timeoutMs: 3000 });
     expect(client.state).toBe(CONNECTED);
   });

@@ -11,7 +11,8 @@ import {
   type PersistentWatchEvent,
   type WatchEvent,
 } from '../src/index.js';
-import { connect, eventually, sleep, startServer } from './harness.js';
+import { EventLog } from '@tenure/testing';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -40,33 +41,33 @@ describe('one-shot watches', () => {
     server = startServer();
     const { client: c } = await open();
     const { client: other } = await open();
-    const events: string[] = [];
+    const events = new EventLog<string>();
     const log = (e: WatchEvent): void => void events.push(`${e.type} ${e.path}`);
     expect(await c.exists('/w', { watch: log })).toBeNull();
     await other.create('/w', 'a');
-    await eventually(() => events.length === 1);
+    await events.atLeast(1);
     await c.getData('/w', { watch: log });
     await c.getChildren('/w', { watch: log });
     await other.setData('/w', 'b');
     await other.setData('/w', 'c'); // one-shot: no second event
     await other.create('/w/kid');
-    await eventually(() => events.length === 3);
-    await sleep(30);
+    await events.atLeast(3);
+    await c.sync('/'); // a fourth event would arrive before this reply
     expect(events).toEqual(['NodeCreated /w', 'NodeDataChanged /w', 'NodeChildrenChanged /w']);
   });
 
   it('a watch set before dropConnection fires after the reconnect for a change made while away', async () => {
     server = startServer();
-    const { client: c, states } = await open({ sessionTimeoutMs: 2000 });
+    const { client: c, states } = await open({ sessionTimeoutMs: 1500 });
     const { client: other } = await open();
     await other.create('/d', 'v0');
     await other.create('/k');
-    const events: string[] = [];
+    const events = new EventLog<string>();
     const log = (e: WatchEvent): void => void events.push(`${e.type} ${e.path}`);
     await c.getData('/d', { watch: log });
     await c.getChildren('/k', { watch: log });
     expect(await c.exists('/later', { watch: log })).toBeNull();
-    away(c, 1700); // read timeout 1333 ms, LOST deadline 2000 ms
+    away(c, 1200); // read timeout 1000 ms, LOST deadline 1500 ms
     await c.waitForState(ConnectionState.SUSPENDED);
     // While the client is away (its server-side watches died with its connection):
     await other.setData('/d', 'v1');
@@ -74,7 +75,7 @@ describe('one-shot watches', () => {
     await other.create('/later');
     expect(events).toEqual([]);
     await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
-    await eventually(() => events.length === 3, 3000, 'three catch-up events');
+    await events.atLeast(3, { timeoutMs: 3000 });
     expect(events.sort()).toEqual(['NodeChildrenChanged /k', 'NodeCreated /later', 'NodeDataChanged /d']);
     expect(states).toEqual([ConnectionState.CONNECTED, ConnectionState.SUSPENDED, ConnectionState.RECONNECTED]);
   });
@@ -87,17 +88,19 @@ describe('one-shot watches', () => {
     const paths = Array.from({ length: 2000 }, (_, i) => `/many/${pad}-${String(i).padStart(5, '0')}`);
     const total = paths.reduce((n, p) => n + p.length, 0);
     expect(total).toBeGreaterThan(128 * 1024);
-    const fired = new Set<string>();
-    await Promise.all(paths.map((p) => c.exists(p, { watch: (e) => void fired.add(e.path) })));
+    const fired = new EventLog<string>();
+    await Promise.all(paths.map((p) => c.exists(p, { watch: (e) => void fired.push(e.path) })));
     const id = c.sessionId;
     expect(server.watchesOf(id).data.length).toBe(2000);
     server.dropConnection(id);
     await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
-    await eventually(() => server.watchesOf(id).data.length === 2000, 3000, 'all watches re-registered');
+    await c.sync('/'); // answered after every SetWatches batch sent on reconnect
+    expect(server.watchesOf(id).data.length).toBe(2000);
     await other.create('/many');
     await other.create(paths[0]!);
     await other.create(paths[1999]!);
-    await eventually(() => fired.size === 2, 3000, 'events after re-registration');
+    await fired.atLeast(2, { timeoutMs: 3000 });
+    await c.sync('/');
     expect([...fired].sort()).toEqual([paths[0], paths[1999]]);
   });
 
@@ -106,13 +109,13 @@ describe('one-shot watches', () => {
     const { client: c } = await open({ sessionTimeoutMs: 600 });
     const { client: other } = await open();
     await other.create('/s', 'v');
-    const events: string[] = [];
+    const events = new EventLog<string>();
     await c.getData('/s', { watch: (e) => void events.push(e.type) });
     server.silence(c.sessionId, 3000);
     await c.waitForState(ConnectionState.LOST);
     await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
     await other.setData('/s', 'w');
-    await eventually(() => events.length === 1);
+    await events.atLeast(1);
     expect(events).toEqual(['NodeDataChanged']);
   });
 
@@ -144,27 +147,27 @@ describe('persistent watches', () => {
     const { client: other } = await open();
     await other.create('/r');
     const watch = await c.addWatch('/r', { recursive: true });
-    const got: PersistentWatchEvent[] = [];
+    const got = new EventLog<PersistentWatchEvent>();
     const reader = (async () => {
       for await (const ev of watch) got.push(ev);
     })();
     await other.create('/r/a');
     await other.setData('/r/a', 'x');
-    await eventually(() => got.length === 2);
+    await got.atLeast(2);
     expect(got.map((e) => `${e.type} ${e.path}`)).toEqual(['NodeCreated /r/a', 'NodeDataChanged /r/a']);
 
     server.dropConnection(c.sessionId);
     await c.waitForState(ConnectionState.RECONNECTED);
     await other.create('/r/a/b');
-    await eventually(() => got.some((e) => e.path === '/r/a/b'), 3000, 'event after reconnect');
+    await got.until((log) => log.some((e) => e.path === '/r/a/b'), { timeoutMs: 3000 });
 
     server.silence(c.sessionId, 3000);
     await c.waitForState(ConnectionState.LOST);
     await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
-    await eventually(() => got.some((e) => e.type === 'reset'), 3000, 'reset');
+    await got.until((log) => log.some((e) => e.type === 'reset'), { timeoutMs: 3000 });
     expect(got.filter((e) => e.type === 'reset')).toEqual([{ type: 'reset', path: '/r', reason: 'LOST' }]);
     await other.delete('/r/a/b');
-    await eventually(() => got.some((e) => e.type === 'NodeDeleted' && e.path === '/r/a/b'), 3000, 'event on the new session');
+    await got.until((log) => log.some((e) => e.type === 'NodeDeleted' && e.path === '/r/a/b'), { timeoutMs: 3000 });
     await watch.close();
     await reader; // iteration ends on close
     expect(server.watchesOf(c.sessionId)).toEqual({ data: [], child: [] });
@@ -172,18 +175,18 @@ describe('persistent watches', () => {
 
   it('reports reset after a reconnect when the server moved on meanwhile', async () => {
     server = startServer();
-    const { client: c } = await open({ sessionTimeoutMs: 2000 });
+    const { client: c } = await open({ sessionTimeoutMs: 1500 });
     const { client: other } = await open();
-    const got: PersistentWatchEvent[] = [];
+    const got = new EventLog<PersistentWatchEvent>();
     const watch = await c.addWatch('/p', { listener: (e) => got.push(e) });
-    away(c, 1700);
+    away(c, 1200);
     await c.waitForState(ConnectionState.SUSPENDED);
     await other.create('/p'); // missed: persistent watches get no catch-up events
     await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
-    await eventually(() => got.length === 1);
+    await got.atLeast(1);
     expect(got).toEqual([{ type: 'reset', path: '/p', reason: 'RECONNECTED' }]);
     await other.setData('/p', 'x');
-    await eventually(() => got.length === 2);
+    await got.atLeast(2);
     expect(got[1]).toMatchObject({ type: 'NodeDataChanged', path: '/p' });
     await watch.close();
   });
@@ -193,13 +196,13 @@ describe('persistent watches', () => {
     const { client: c } = await open();
     const app = c.usingNamespace('ns');
     await app.create('/x', null, {});
-    const got: string[] = [];
+    const got = new EventLog<string>();
     await using _w = await app.addWatch('/x', { listener: (e) => got.push(`${e.type} ${e.path}`) });
     await app.create('/x/y');
     await app.create('/x/y/z');
     await app.setData('/x', 'd');
-    await eventually(() => got.length === 2);
-    await sleep(30);
+    await got.atLeast(2);
+    await app.sync('/'); // an event for /x/y/z would arrive before this reply
     expect(got).toEqual(['NodeChildrenChanged /x', 'NodeDataChanged /x']);
   });
 
@@ -208,13 +211,14 @@ describe('persistent watches', () => {
     const { client: c } = await open();
     const { client: other } = await open();
     await other.create('/mix', 'v0');
-    const oneShot: string[] = [];
-    const persistent: string[] = [];
+    const oneShot = new EventLog<string>();
+    const persistent = new EventLog<string>();
     const w = await c.addWatch('/mix', { listener: (e) => persistent.push(e.type) });
     await c.getData('/mix', { watch: (e) => oneShot.push(e.type) });
     await w.close();
     await other.setData('/mix', 'v1');
-    await eventually(() => oneShot.length === 1);
+    await oneShot.atLeast(1);
+    await c.sync('/');
     expect(oneShot).toEqual(['NodeDataChanged']);
     expect(persistent).toEqual([]);
 
@@ -224,7 +228,7 @@ describe('persistent watches', () => {
     await c.removeWatches('/mix', WatcherType.Data, { watcher: cb });
     await other.setData('/mix', 'v2');
     await other.setData('/mix', 'v3');
-    await eventually(() => persistent.length === 2);
+    await persistent.atLeast(2);
     expect(persistent).toEqual(['NodeDataChanged', 'NodeDataChanged']);
     expect(oneShot).toEqual(['NodeDataChanged', 'DataWatchRemoved']);
     await w2.close();
@@ -285,8 +289,8 @@ describe('aborted watched reads', () => {
     for (const r of reads) await expect(r).rejects.toBeInstanceOf(TimeoutError);
     await paused;
     // The server answered (and set the watches) after the callers gave up; the client re-syncs them away.
-    await eventually(() => (server.watchCounts().get(c.sessionId) ?? 0) === 0);
-    await sleep(50);
+    await c.sync('/'); // its reply follows the late ones, whose hooks send the re-syncs at once
+    await c.sync('/'); // and this one follows those re-syncs
     expect(server.watchCounts().get(c.sessionId) ?? 0).toBe(0);
   });
 });
@@ -297,14 +301,14 @@ describe('watch registration order', () => {
     const { client: c } = await open();
     const { client: other } = await open();
     await c.create('/race', 'v0');
-    let fired = 0;
+    const fired = new EventLog<number>();
     for (let i = 1; i <= 30; i++) {
       // Both requests reach the server in the same turn: the reply and the event come back together.
-      const read = c.getData('/race', { watch: () => void fired++ });
+      const read = c.getData('/race', { watch: () => void fired.push(i) });
       const write = other.setData('/race', `v${i}`);
       await Promise.all([read, write]);
-      await eventually(() => fired === i, 2000, `watch ${i}`);
+      await fired.atLeast(i, { timeoutMs: 2000 });
     }
-    expect(fired).toBe(30);
+    expect(fired).toHaveLength(30);
   });
 });

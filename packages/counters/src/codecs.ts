@@ -5,6 +5,7 @@
  * read a missing or empty node as 0.
  */
 import { CorruptedValueError } from './errors.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 /** How a recipe turns its values into node data and back. */
 export interface Codec<T> {
@@ -35,7 +36,7 @@ function fixed<T>(
     zero,
     add,
     check(value, what) {
-      if (!fits(value)) throw new RangeError(`${what} must be a ${size * 8}-bit signed integer, got ${String(value)}`);
+      if (!fits(value)) throw new InvalidArgumentError(`${what} must be a ${size * 8}-bit signed integer, got ${String(value)}`);
       return value;
     },
     encode(value) {

@@ -6,6 +6,7 @@
 import type { Clock } from '@tenure/client';
 import { instanceKey } from './instance-key.js';
 import type { ServiceInstance } from './service-instance.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 /** Curator's DownInstancePolicy; defaults 30,000 ms and 2. */
 export interface DownInstancePolicy {
@@ -30,9 +31,10 @@ export class DownInstances {
   ) {
     this.timeoutMs = policy.timeoutMs ?? 30_000;
     this.errorThreshold = policy.errorThreshold ?? 2;
-    if (!(this.timeoutMs >= 0)) throw new RangeError(`downInstancePolicy.timeoutMs must be >= 0, got ${String(policy.timeoutMs)}`);
+    if (!(this.timeoutMs >= 0))
+      throw new InvalidArgumentError(`downInstancePolicy.timeoutMs must be >= 0, got ${String(policy.timeoutMs)}`);
     if (!(Number.isInteger(this.errorThreshold) && this.errorThreshold >= 1)) {
-      throw new RangeError(`downInstancePolicy.errorThreshold must be an integer >= 1, got ${String(policy.errorThreshold)}`);
+      throw new InvalidArgumentError(`downInstancePolicy.errorThreshold must be an integer >= 1, got ${String(policy.errorThreshold)}`);
     }
     this.lastPurge = clock.now();
   }

@@ -6,6 +6,7 @@
  */
 import { instanceKey } from './instance-key.js';
 import type { ServiceInstance } from './service-instance.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 export type ProviderStrategyName = 'roundRobin' | 'random' | 'sticky';
 
@@ -21,7 +22,7 @@ export function providerStrategy(name: ProviderStrategyName): ProviderStrategy {
     case 'sticky':
       return sticky(roundRobin());
     default:
-      throw new RangeError(`serviceProvider: unknown strategy ${JSON.stringify(name)} (roundRobin, random, sticky)`);
+      throw new InvalidArgumentError(`serviceProvider: unknown strategy ${JSON.stringify(name)} (roundRobin, random, sticky)`);
   }
 }
 

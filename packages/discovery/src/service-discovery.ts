@@ -105,10 +105,14 @@ export class ServiceDiscovery extends EventEmitter<ServiceDiscoveryEvents> imple
 
   /** Starts the registry; registers `thisInstance` if one was given. */
   start(options: WaitOptions = {}): Promise<void> {
-    return this.life.start(async () => {
-      if (this.client.closedSignal.aborted) throw new ClosedError('client');
-      if (this.options.thisInstance) await this.registerService(this.options.thisInstance, options);
-    });
+    return this.life.start(
+      async () => {
+        if (this.options.thisInstance) await this.registerService(this.options.thisInstance, options);
+      },
+      () => {
+        if (this.client.closedSignal.aborted) throw new ClosedError('client');
+      },
+    );
   }
 
   /** `'latent'` before start(), `'started'`, then `'closed'` (the recipe lifecycle). */

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
+import { InvalidArgumentError } from '@tenure/client';
 
 /**
  * Curator's `ServiceType`, by its enum name. DYNAMIC and DYNAMIC_SEQUENTIAL instances are
@@ -56,7 +57,7 @@ export const utcNow = (): number => Date.now();
 
 /** The instance with Curator's defaults filled in, checked. */
 export function newServiceInstance<P>(init: ServiceInstanceInit<P>, nowUtc: () => number = utcNow): ServiceInstance<P> {
-  if (!init || typeof init !== 'object') throw new TypeError('ServiceInstance: an object with a name is required');
+  if (!init || typeof init !== 'object') throw new InvalidArgumentError('ServiceInstance: an object with a name is required');
   const instance: ServiceInstance<P> = {
     name: init.name,
     id: init.id ?? randomUUID(),
@@ -80,22 +81,23 @@ export function checkInstance(instance: ServiceInstance<unknown>): void {
   for (const field of ['name', 'id'] as const) {
     const v = instance[field];
     if (typeof v !== 'string' || v.length === 0 || v.includes('/') || v === '.' || v === '..') {
-      throw new TypeError(`${what}: ${field} must be a non-empty node name without '/', got ${JSON.stringify(v)}`);
+      throw new InvalidArgumentError(`${what}: ${field} must be a non-empty node name without '/', got ${JSON.stringify(v)}`);
     }
   }
-  if (instance.address !== null && typeof instance.address !== 'string') throw new TypeError(`${what}: address must be a string or null`);
+  if (instance.address !== null && typeof instance.address !== 'string')
+    throw new InvalidArgumentError(`${what}: address must be a string or null`);
   for (const field of ['port', 'sslPort'] as const) {
     const v = instance[field];
     if (v !== null && !(Number.isInteger(v) && v >= 0 && v <= 0x7fffffff))
-      throw new RangeError(`${what}: ${field} must be an integer >= 0 or null, got ${String(v)}`);
+      throw new InvalidArgumentError(`${what}: ${field} must be an integer >= 0 or null, got ${String(v)}`);
   }
   if (!Number.isSafeInteger(instance.registrationTimeUTC))
-    throw new RangeError(`${what}: registrationTimeUTC must be an integer (ms), got ${String(instance.registrationTimeUTC)}`);
+    throw new InvalidArgumentError(`${what}: registrationTimeUTC must be an integer (ms), got ${String(instance.registrationTimeUTC)}`);
   if (!SERVICE_TYPES.includes(instance.serviceType))
-    throw new RangeError(`${what}: serviceType must be one of ${SERVICE_TYPES.join(', ')}, got ${String(instance.serviceType)}`);
+    throw new InvalidArgumentError(`${what}: serviceType must be one of ${SERVICE_TYPES.join(', ')}, got ${String(instance.serviceType)}`);
   if (instance.uriSpec !== null && typeof instance.uriSpec !== 'string')
-    throw new TypeError(`${what}: uriSpec must be a template string or null`);
-  if (typeof instance.enabled !== 'boolean') throw new TypeError(`${what}: enabled must be a boolean`);
+    throw new InvalidArgumentError(`${what}: uriSpec must be a template string or null`);
+  if (typeof instance.enabled !== 'boolean') throw new InvalidArgumentError(`${what}: enabled must be a boolean`);
 }
 
 /** Whether instances of this type are ephemeral nodes (they go with the session). */

@@ -3,6 +3,7 @@
  * variable parts (stored in the JSON as `{"parts":[{"value","variable"}]}`), and `buildUri`, which
  * fills the variables from an instance the way `UriSpec.build` does.
  */
+import { InvalidArgumentError } from '@tenure/client';
 import type { ServiceInstance } from './service-instance.js';
 
 /** One part of a template, as in Curator's JSON. */
@@ -14,24 +15,25 @@ export interface UriSpecPart {
 /**
  * Splits a template into parts as Curator's `new UriSpec(String)` does: text outside braces is a
  * literal, text inside is a variable with its whitespace trimmed. A `{` inside a variable, a `}`
- * without its `{`, or an unclosed `{` throws a SyntaxError.
+ * without its `{`, or an unclosed `{` throws an InvalidArgumentError.
  */
 export function parseUriSpec(template: string): UriSpecPart[] {
   const parts: UriSpecPart[] = [];
   let inside = false;
   for (const token of template.split(/([{}])/)) {
     if (token === '{') {
-      if (inside) throw new SyntaxError(`uriSpec ${JSON.stringify(template)}: { is not allowed inside of a variable specification`);
+      if (inside)
+        throw new InvalidArgumentError(`uriSpec ${JSON.stringify(template)}: { is not allowed inside of a variable specification`);
       inside = true;
     } else if (token === '}') {
-      if (!inside) throw new SyntaxError(`uriSpec ${JSON.stringify(template)}: } must be preceded by {`);
+      if (!inside) throw new InvalidArgumentError(`uriSpec ${JSON.stringify(template)}: } must be preceded by {`);
       inside = false;
     } else if (token !== '') {
       // Java's StringTokenizer yields no empty tokens; so nothing is added for "{a}{b}"'s gap.
       parts.push({ value: inside ? token.trim() : token, variable: inside });
     }
   }
-  if (inside) throw new SyntaxError(`uriSpec ${JSON.stringify(template)}: final variable not closed - expected }`);
+  if (inside) throw new InvalidArgumentError(`uriSpec ${JSON.stringify(template)}: final variable not closed - expected }`);
   return parts;
 }
 

@@ -11,6 +11,7 @@ import {
   parseUriSpec,
   springCloudPayload,
 } from '../src/index.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 // Curator 5.4.0's JsonInstanceSerializer in compatible mode, byte for byte (Jackson 2.14 probe).
 const CURATOR_PROBE =
@@ -109,10 +110,10 @@ describe('instance defaults', () => {
   });
 
   it('refuses names and ids that are not node names, and bad ports and types', () => {
-    expect(() => newServiceInstance({ name: 'a/b' })).toThrow(TypeError);
-    expect(() => newServiceInstance({ name: 'a', id: '' })).toThrow(TypeError);
-    expect(() => newServiceInstance({ name: 'a', port: -1 })).toThrow(RangeError);
-    expect(() => newServiceInstance({ name: 'a', serviceType: 'dynamic' as never })).toThrow(RangeError);
+    expect(() => newServiceInstance({ name: 'a/b' })).toThrow(InvalidArgumentError);
+    expect(() => newServiceInstance({ name: 'a', id: '' })).toThrow(InvalidArgumentError);
+    expect(() => newServiceInstance({ name: 'a', port: -1 })).toThrow(InvalidArgumentError);
+    expect(() => newServiceInstance({ name: 'a', serviceType: 'dynamic' as never })).toThrow(InvalidArgumentError);
   });
 });
 

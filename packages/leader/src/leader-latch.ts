@@ -168,7 +168,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
 
   /**
    * Joins the election. Resolves once our node is in place and our position known (leader or
-   * not); rejects with TimeoutError / AbortError (the latch keeps trying) or ClosedError.
+   * not); rejects with TimeoutError / AbortError (the latch keeps trying), ClosedError, the NoAuthError that
+   * stopped it, or IllegalStateError on a second start() or one after close().
    * Connection problems are ridden out: the latch joins once the client is connected.
    */
   start(options: WaitOptions = {}): Promise<void> {

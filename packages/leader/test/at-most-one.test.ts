@@ -15,7 +15,7 @@ import type { EmbeddedServer } from '@tenure/server';
 import { ManualClock } from '@tenure/testing';
 import { LeaderLatch, LeaderSelector } from '../src/index.js';
 import { electionOrder } from '../src/participants.js';
-import { Clients, nextEvent, startServer, subtree, totalWatches } from './harness.js';
+import { anyEvent, Clients, startServer, subtree, totalWatches } from './harness.js';
 import { LeadershipRecorder } from './recorder.js';
 
 const PATH = '/election';
@@ -96,7 +96,10 @@ async function settled(members: Member[], maxMs = 8000): Promise<Member> {
 
 /** The next isLeader of any member other than `not` (a handover that needs no time: a close, a forced expiry). */
 const nextLeader = (members: Member[], not: Member): Promise<Member> =>
-  Promise.any(members.filter((m) => m !== not).map((m) => nextEvent(m.latch, 'isLeader').then(() => m)));
+  anyEvent(
+    members.filter((m) => m !== not).map((m) => m.latch),
+    'isLeader',
+  ).then(({ emitter }) => members.find((m) => m.latch === emitter)!);
 
 function ephemerals(): string[] {
   return subtree(server, PATH).filter((p) => (server.node(p)?.stat.ephemeralOwner ?? 0n) !== 0n);

@@ -14,8 +14,9 @@ export { eventually, sleep } from '@tenure/testing';
 
 /** Anything with on/off: a recipe, a client (eventemitter3 or Node's EventEmitter). */
 export interface Emitter {
-  on(event: string, fn: (...args: never[]) => void): unknown;
-  off(event: string, fn: (...args: never[]) => void): unknown;
+  // Method syntax with `never`: any typed on/off (eventemitter3's generic ones included) fits.
+  on(event: never, fn: never): unknown;
+  off(event: never, fn: never): unknown;
 }
 
 /**
@@ -28,24 +29,53 @@ export function nextEvent<T = unknown>(
   predicate: (value: T) => boolean = () => true,
   options: { timeoutMs?: number } = {},
 ): Promise<T> {
+  return anyEvent<Emitter, T>([emitter], event, predicate, options).then((hit) => hit.value);
+}
+
+/**
+ * The first of `events` (a name or several) that any of `emitters` emits with a first argument
+ * satisfying `predicate`: resolves with the emitter, the event and that argument, and removes
+ * every listener it added. No polling; `timeoutMs` (real time) only bounds a test that would hang,
+ * and `signal` gives the wait up (it rejects, with the signal's reason as the cause).
+ */
+export function anyEvent<E extends Emitter, T = unknown>(
+  emitters: readonly E[],
+  events: string | readonly string[],
+  predicate: (value: T) => boolean = () => true,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<{ emitter: E; event: string; value: T }> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  return new Promise<T>((resolve, reject) => {
-    const listener = (value: T): void => {
-      if (!predicate(value)) return;
+  const names = typeof events === 'string' ? [events] : events;
+  return new Promise((resolve, reject) => {
+    const listeners: Array<[E, string, (...args: never[]) => void]> = [];
+    const onAbort = (): void => {
       done();
-      resolve(value);
+      reject(new Error(`${names.join('/')}: the wait was given up`, { cause: options.signal!.reason }));
     };
-    const timer = setTimeout(() => {
-      done();
-      reject(new Error(`no '${event}' event within ${timeoutMs} ms`));
-    }, timeoutMs);
     const done = (): void => {
       clearTimeout(timer);
-      emitter.off(event, listener as (...args: never[]) => void);
+      options.signal?.removeEventListener('abort', onAbort);
+      for (const [emitter, event, fn] of listeners) emitter.off(event as never, fn as never);
     };
-    emitter.on(event, listener as (...args: never[]) => void);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`no ${names.join('/')} event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    for (const emitter of emitters) {
+      for (const event of names) {
+        const fn = (value: T): void => {
+          if (!predicate(value)) return;
+          done();
+          resolve({ emitter, event, value });
+        };
+        listeners.push([emitter, event, fn as (...args: never[]) => void]);
+        emitter.on(event as never, fn as never);
+      }
+    }
   });
 }
+
 /** Every node under `path` on an embedded server (full paths, depth first). */
 export function subtree(server: EmbeddedServer, path: string): string[] {
   const n = server.node(path);

@@ -12,7 +12,7 @@ import {
 } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaderLatch, LeadershipLostError, type LeadershipEnd } from '../src/index.js';
-import { aborted, Clients, eventually, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
+import { aborted, anyEvent, Clients, eventually, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -342,7 +342,7 @@ describe('nodes deleted by others', () => {
     await startInOrder(...ls);
     const token = ls[0]!.leadership!.fencingToken;
     const rejoined = Promise.all(ls.map((l) => nextEvent(l, 'joined')));
-    const newLeader = Promise.any(ls.map((l) => nextEvent(l, 'isLeader')));
+    const newLeader = anyEvent(ls, 'isLeader');
     const tx = admin.transaction();
     for (const l of ls) tx.delete(l.ourPath!);
     await tx.delete('/election').commit();

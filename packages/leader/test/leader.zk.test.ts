@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createClient, RetryPolicies, type Client, type ErrorPolicy } from '@tenure/client';
 import { FaultProxy, TestingServer, expireSession, realZooKeeper } from '@tenure/testing';
 import { LeaderLatch, LeaderSelector } from '../src/index.js';
-import { nextEvent, sleep } from './harness.js';
+import { anyEvent, nextEvent, sleep } from './harness.js';
 import { LeadershipRecorder } from './recorder.js';
 
 const zk = realZooKeeper();
@@ -64,20 +64,24 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
     return recorder;
   }
 
-  /** The next isLeader, notLeader or joined of any member: what can change who leads. */
-  const nextChange = (timeoutMs: number): Promise<unknown> =>
-    Promise.any(
-      members.flatMap((m) => (['isLeader', 'notLeader', 'joined'] as const).map((e) => nextEvent(m.latch, e, undefined, { timeoutMs }))),
-    );
-
-  /** Exactly one member leads and owns the first node: checked now and after each leadership event. */
+  /** Exactly one member leads and owns the first node: checked now and after each isLeader, notLeader or joined. */
   const settled = async (timeoutMs = 15_000): Promise<Member> => {
     const until = performance.now() + timeoutMs;
     for (;;) {
-      const change = nextChange(Math.max(1, until - performance.now()));
+      // Listening before the check: a change during the getLeader read is not missed.
+      const stop = new AbortController();
+      const change = anyEvent(
+        members.map((m) => m.latch),
+        ['isLeader', 'notLeader', 'joined'],
+        undefined,
+        { timeoutMs: Math.max(1, until - performance.now()), signal: stop.signal },
+      );
       change.catch(() => {});
       const leaders = members.filter((m) => m.latch.hasLeadership());
-      if (leaders.length === 1 && (await leaders[0]!.latch.getLeader())?.path === leaders[0]!.latch.ourPath) return leaders[0]!;
+      if (leaders.length === 1 && (await leaders[0]!.latch.getLeader())?.path === leaders[0]!.latch.ourPath) {
+        stop.abort();
+        return leaders[0]!;
+      }
       await change.catch(() => {
         throw new Error(`no settled leader within ${timeoutMs} ms`);
       });
@@ -86,7 +90,12 @@ describe.skipIf(!zk.available)('at most one leader on ZooKeeper 3.8', () => {
 
   /** The next isLeader of a member other than `not`. */
   const nextLeader = (not: Member, timeoutMs = 15_000): Promise<Member> =>
-    Promise.any(members.filter((m) => m !== not).map((m) => nextEvent(m.latch, 'isLeader', undefined, { timeoutMs }).then(() => m)));
+    anyEvent(
+      members.filter((m) => m !== not).map((m) => m.latch),
+      'isLeader',
+      undefined,
+      { timeoutMs },
+    ).then(({ emitter }) => members.find((m) => m.latch === emitter)!);
 
   test('the leader closes, three times in a row; each successor has a larger token', async () => {
     const recorder = await election('/amo/close', 4);

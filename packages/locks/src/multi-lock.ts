@@ -7,6 +7,7 @@
 import type { Client, WaitOptions } from '@tenure/client';
 import type { Lease } from './lease.js';
 import { Mutex } from './mutex.js';
+import { InvalidArgumentError, asError } from '@tenure/client';
 
 /** Anything that acquires a lease: Mutex, ReadLock, WriteLock, SemaphoreMutex, Semaphore. */
 export interface Lockable {
@@ -34,7 +35,7 @@ export class MultiLock implements AsyncDisposable {
 
   /** Mutexes on `paths`, or the given locks (any mix), on one client. */
   constructor(client: Client, locks: ReadonlyArray<string | Lockable>) {
-    if (locks.length === 0) throw new RangeError('MultiLock needs at least one lock');
+    if (locks.length === 0) throw new InvalidArgumentError('MultiLock needs at least one lock');
     this.client = client;
     this.locks = locks.map((l) => {
       if (typeof l !== 'string') return l;
@@ -100,12 +101,12 @@ class Leases implements MultiLease {
 
 /** Releases in reverse order; every release is attempted, the first error is thrown. */
 async function releaseInReverse(leases: readonly Lease[]): Promise<void> {
-  let first: unknown;
+  let first: Error | undefined;
   for (const l of [...leases].reverse()) {
     try {
       await l.release();
     } catch (err) {
-      first ??= err;
+      first ??= asError(err);
     }
   }
   if (first !== undefined) throw first;

@@ -22,7 +22,16 @@
  * on timeout, abort or failure every lease node made so far is deleted.
  * Every lease has its own node, its own czxid token and its own signal.
  */
-import { ClosedError, ConnectionState, CreateMode, NoNodeError, SessionExpiredError, abandonNode, newProtectedId } from '@tenure/client';
+import {
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  NoNodeError,
+  SessionExpiredError,
+  abandonNode,
+  newProtectedId,
+  InvalidArgumentError,
+} from '@tenure/client';
 import type { Client, Logger, NodeData, Stat, WaitOptions, WaitScope, WatchCallback } from '@tenure/client';
 import { validatePath } from '@tenure/protocol';
 import { LeaseCountError } from './errors.js';
@@ -73,7 +82,7 @@ export class Semaphore implements AsyncDisposable {
   ) {
     this.path = validatePath(path);
     if (typeof maxLeases === 'number' && (!Number.isSafeInteger(maxLeases) || maxLeases < 1))
-      throw new RangeError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
+      throw new InvalidArgumentError(`${path}: maxLeases must be a positive integer, got ${String(maxLeases)}`);
     this.limit = maxLeases;
     this.logger = options.logger ?? client.childLogger({ recipe: 'semaphore', path: this.path });
     this.lock = new Mutex(client, `${this.path}/${LOCK_PARENT}`, { logger: this.logger });
@@ -95,7 +104,7 @@ export class Semaphore implements AsyncDisposable {
     const count = many ? countOrOptions : 1;
     const options = (many ? maybeOptions : countOrOptions) ?? {};
     if (!Number.isSafeInteger(count) || count < 1)
-      throw new RangeError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
+      throw new InvalidArgumentError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
     if (typeof this.limit === 'number' && count > this.limit) throw new LeaseCountError(this.path, count, this.maxLeases);
     if (this.isClosed) throw new ClosedError(`semaphore ${this.path}`);
     const scope = this.client.waitScope(options, `acquire ${this.path}`);

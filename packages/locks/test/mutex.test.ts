@@ -1,11 +1,10 @@
 /** Mutex on the embedded server: exclusion, layout, tokens, reentrancy, waits that give up, no herd. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventType } from '@tenure/client';
+import { EventType, InvalidArgumentError } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseLostError, Mutex, type Lease } from '../src/index.js';
-import { aborted, Clients, countingTransport, ephemeralsUnder, gone, roundTrip, startServer } from './harness.js';
-import { OpCode, type Request } from '@tenure/protocol';
-import { nextEvent } from '@tenure/testing';
+import { aborted, Clients, countingTransport, ephemeralsUnder, gone, roundTrip, sent, startServer } from './harness.js';
+import { OpCode } from '@tenure/protocol';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -169,7 +168,7 @@ describe('Mutex', () => {
     const ac = new AbortController();
     const creating = clients.answered(waiter, (r) => r.type === OpCode.create2 && r.path.startsWith('/locks/o/'));
     const cleanedUp = clients.answered(waiter, (r) => r.type === OpCode.delete && r.path.startsWith('/locks/o/'));
-    const sentCreate = nextEvent(clients.tap(waiter).wire, 'request', (r: Request) => r.type === OpCode.create2);
+    const sentCreate = sent(clients.tap(waiter), (r) => r.type === OpCode.create2);
     const pending = new Mutex(waiter, '/locks/o').acquire({ signal: ac.signal });
     await sentCreate; // on the wire, held by the silence
     ac.abort();
@@ -295,7 +294,7 @@ describe('Mutex', () => {
     setup();
     const c = await clients.open();
     expect(() => new Mutex(c, 'no-slash')).toThrow(/invalid path/);
-    await expect(new Mutex(c, '/locks/v').acquire({ timeoutMs: -1 })).rejects.toThrow(RangeError);
+    await expect(new Mutex(c, '/locks/v').acquire({ timeoutMs: -1 })).rejects.toThrow(InvalidArgumentError);
   });
 
   it('lists participants in queue order', async () => {

@@ -94,8 +94,8 @@ describe('Semaphore', () => {
     const c = await clients.open();
     const sem = new Semaphore(c, '/sem/count', 2);
     await expect(sem.acquire(3)).rejects.toBeInstanceOf(LeaseCountError);
-    await expect(sem.acquire(0)).rejects.toThrow(RangeError);
-    expect(() => new Semaphore(c, '/sem/count', 0)).toThrow(RangeError);
+    await expect(sem.acquire(0)).rejects.toThrow(InvalidArgumentError);
+    expect(() => new Semaphore(c, '/sem/count', 0)).toThrow(InvalidArgumentError);
     expect(ephemeralsUnder(server, '/sem')).toEqual([]);
   });
 

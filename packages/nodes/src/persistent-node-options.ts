@@ -1,5 +1,5 @@
 /** PersistentNode's options and events, and the options checked and filled in once. */
-import { CreateMode, RetryPolicies, type ACL, type Logger, type NodeData, type RetryPolicy } from '@tenure/client';
+import { CreateMode, RetryPolicies, type ACL, type Logger, type NodeData, type RetryPolicy, InvalidArgumentError } from '@tenure/client';
 import { isTtlMode, nonSequentialMode, validatePath } from '@tenure/protocol';
 import type { NodeConflictError } from './errors.js';
 
@@ -60,12 +60,13 @@ export type NodeSettings = Required<
   Pick<PersistentNodeOptions, 'ttlMs' | 'acl' | 'retryPolicy' | 'logger'>;
 
 export function nodeSettings(options: PersistentNodeOptions): NodeSettings {
-  if (!options || typeof options !== 'object') throw new TypeError('PersistentNode: options are required');
+  if (!options || typeof options !== 'object') throw new InvalidArgumentError('PersistentNode: options are required');
   const mode = options.mode ?? CreateMode.EPHEMERAL;
-  if (!(Object.values(CreateMode) as number[]).includes(mode)) throw new RangeError(`PersistentNode: unknown mode ${String(mode)}`);
+  if (!(Object.values(CreateMode) as number[]).includes(mode))
+    throw new InvalidArgumentError(`PersistentNode: unknown mode ${String(mode)}`);
   validatePath(options.path);
   if (isTtlMode(mode) !== (options.ttlMs !== undefined)) {
-    throw new RangeError(
+    throw new InvalidArgumentError(
       `PersistentNode: ttlMs goes with the TTL modes, and only with them (mode ${mode}, ttlMs ${String(options.ttlMs)})`,
     );
   }
@@ -87,7 +88,9 @@ export function nodeSettings(options: PersistentNodeOptions): NodeSettings {
 function replaceExisting(options: PersistentNodeOptions, mode: CreateMode): boolean {
   if (!options.replaceExisting) return false;
   if (options.protection || nonSequentialMode(mode) !== mode) {
-    throw new RangeError(`PersistentNode ${options.path}: replaceExisting needs a fixed name (no protection, no sequential mode)`);
+    throw new InvalidArgumentError(
+      `PersistentNode ${options.path}: replaceExisting needs a fixed name (no protection, no sequential mode)`,
+    );
   }
   return true;
 }
@@ -97,7 +100,7 @@ function retryOverride({ retryMs, maxRetryMs }: PersistentNodeOptions): RetryPol
   const max = nonNegative('maxRetryMs', maxRetryMs);
   if (first === undefined && max === undefined) return undefined;
   if (first === undefined || max === undefined)
-    throw new RangeError('PersistentNode: retryMs and maxRetryMs go together (or give retryPolicy)');
+    throw new InvalidArgumentError('PersistentNode: retryMs and maxRetryMs go together (or give retryPolicy)');
   return RetryPolicies.boundedExponentialBackoff(first, max, Infinity);
 }
 
@@ -108,7 +111,7 @@ export function toBuffer(data: NodeData | null | undefined): Buffer {
 
 function nonNegative(name: string, v: number | undefined): number | undefined {
   if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
-    throw new RangeError(`PersistentNode: ${name} must be a number >= 0, got ${String(v)}`);
+    throw new InvalidArgumentError(`PersistentNode: ${name} must be a number >= 0, got ${String(v)}`);
   }
   return v;
 }

@@ -161,12 +161,18 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
    * with IllegalStateError if started or closed before, ClosedError if the client is closed.
    */
   start(): Promise<void> {
-    return this.life.start(() => {
-      if (this.client.closedSignal.aborted) throw new ClosedError('client');
-      this.client.on('stateChanged', this.onState);
-      this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
-      this.runner.run();
-    });
+    return this.life.start(
+      () => {
+        this.client.on('stateChanged', this.onState);
+        this.client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+        this.runner.run();
+      },
+      () => this.checkClientOpen(),
+    );
+  }
+
+  private checkClientOpen(): void {
+    if (this.client.closedSignal.aborted) throw new ClosedError('client');
   }
 
   /**

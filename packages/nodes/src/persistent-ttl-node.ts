@@ -26,6 +26,7 @@ import {
   type SafeEmit,
   type TimerHandle,
   type WaitOptions,
+  InvalidArgumentError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { PersistentNode } from './persistent-node.js';
@@ -65,9 +66,9 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
     validatePath(options.path);
     const { ttlMs } = options;
     if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 1)
-      throw new RangeError(`PersistentTtlNode: ttlMs must be >= 1, got ${String(ttlMs)}`);
+      throw new InvalidArgumentError(`PersistentTtlNode: ttlMs must be >= 1, got ${String(ttlMs)}`);
     const factor = options.touchScheduleFactor ?? 2;
-    if (!(factor >= 1)) throw new RangeError(`PersistentTtlNode: touchScheduleFactor must be >= 1, got ${String(factor)}`);
+    if (!(factor >= 1)) throw new InvalidArgumentError(`PersistentTtlNode: touchScheduleFactor must be >= 1, got ${String(factor)}`);
     this.path = options.path;
     this.ttlMs = ttlMs;
     this.intervalMs = Math.max(1, Math.floor(ttlMs / factor));

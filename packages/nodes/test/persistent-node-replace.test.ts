@@ -1,9 +1,10 @@
 /** PersistentNode's `replaceExisting`: create first, and delete then create again only when a node is in the way. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { CreateMode, requestChannel, type Client, type RequestMessage, type WatchEvent } from '@tenure/client';
+import { CreateMode, requestChannel, type Client, type RequestMessage, type WatchEvent, InvalidArgumentError } from '@tenure/client';
 import { NodeConflictError, PersistentNode, type PersistentNodeOptions } from '../src/index.js';
-import { connect, eventually, sleep, startServer } from './harness.js';
+import { EventLog, ManualClock, nextEvent } from '@tenure/testing';
+import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -17,8 +18,8 @@ afterEach(async () => {
   await server?.close();
 });
 
-async function open(): Promise<Client> {
-  const { client } = await connect(server);
+async function open(options: Parameters<typeof connect>[1] = {}): Promise<Client> {
+  const { client } = await connect(server, options);
   clients.push(client);
   return client;
 }
@@ -30,8 +31,8 @@ function keep(client: Client, options: PersistentNodeOptions): PersistentNode {
 }
 
 /** Every client operation from now on, as `op path[ CODE]` (the channel is process-wide: one client at a time). */
-function recordOps(): string[] {
-  const ops: string[] = [];
+function recordOps(): EventLog<string> {
+  const ops = new EventLog<string>();
   const asyncEnd = (m: RequestMessage): void => void ops.push(`${m.op} ${m.path ?? ''}${m.code ? ` ${m.code}` : ''}`);
   const subscribers = { asyncEnd };
   requestChannel.subscribe(subscribers);
@@ -49,7 +50,8 @@ describe('PersistentNode replaceExisting', () => {
     await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(ops).toEqual(['create /free/n']);
-    await eventually(() => expect(ops).toEqual(['create /free/n', 'exists /free/n']));
+    await ops.atLeast(2);
+    expect(ops).toEqual(['create /free/n', 'exists /free/n']);
     // Without the option: the check first (exists, then create; the check's watch sees NodeCreated).
     const plain = keep(client, { path: '/free/p', data: 'x' });
     ops.length = 0;
@@ -91,9 +93,10 @@ describe('PersistentNode replaceExisting', () => {
   });
 
   it('a holder that heals its node is deleted once, then the ownership rule settles it without a fight', async () => {
-    server = startServer();
-    const a = await open();
-    const b = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const a = await open({ clock });
+    const b = await open({ clock });
     const holder = keep(a, { path: '/dup/x', data: 'A', retryMs: 50, maxRetryMs: 200 });
     await holder.start();
     await holder.waitForInitialCreate({ timeoutMs: 3000 });
@@ -107,15 +110,17 @@ describe('PersistentNode replaceExisting', () => {
     holder.on('error', () => {});
     node.on('error', () => {});
     await node.start();
-    await sleep(800);
+    await clock.advance(800); // sixteen of the 50 ms first retries: a fight would show
     expect(holderLost).toBe(1); // deleted once, never again
     expect(conflicts.length).toBeGreaterThan(0); // whoever lost the race reports it
     const owner = server.node('/dup/x')!.stat.ephemeralOwner;
     const loser = owner === a.sessionId ? node : holder;
     expect(conflicts.every((c) => c.owner === owner)).toBe(true);
     // The loser takes over once the holder goes.
+    const tookOver = nextEvent(loser, 'created');
     await (loser === node ? holder : node).close();
-    await eventually(() => expect(server.node('/dup/x')?.stat.ephemeralOwner).toBe((loser === node ? b : a).sessionId));
+    await tookOver;
+    expect(server.node('/dup/x')?.stat.ephemeralOwner).toBe((loser === node ? b : a).sessionId);
   });
 
   it('after a session expiry the node comes back by the ownership rule, with no replace', async () => {
@@ -125,8 +130,10 @@ describe('PersistentNode replaceExisting', () => {
     await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const ops = recordOps();
+    const back = nextEvent(node, 'created', undefined, { timeoutMs: 8000 });
     server.expireSession(client.sessionId);
-    await eventually(() => expect(server.node('/exp/n')?.stat.ephemeralOwner).toBe(client.sessionId), { timeoutMs: 8000 });
+    await back;
+    expect(server.node('/exp/n')?.stat.ephemeralOwner).toBe(client.sessionId);
     expect(ops.filter((o) => o.startsWith('delete'))).toEqual([]);
     expect(ops[0]).toMatch(/^exists \/exp\/n/); // checked first, as without the option
   });
@@ -134,9 +141,9 @@ describe('PersistentNode replaceExisting', () => {
   it('needs a fixed name', () => {
     server = startServer();
     const fake = { create() {} } as unknown as Client;
-    expect(() => new PersistentNode(fake, { path: '/a', protection: true, replaceExisting: true })).toThrow(RangeError);
+    expect(() => new PersistentNode(fake, { path: '/a', protection: true, replaceExisting: true })).toThrow(InvalidArgumentError);
     expect(() => new PersistentNode(fake, { path: '/a', mode: CreateMode.EPHEMERAL_SEQUENTIAL, replaceExisting: true })).toThrow(
-      RangeError,
+      InvalidArgumentError,
     );
   });
 });

@@ -1,8 +1,19 @@
 /** PersistentNode on the embedded server: re-creation after deletes, expiry and restarts; protection; ownership; close. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
-import { ClosedError, ConnectionState, CreateMode, NoAuthError, Perms, RetryPolicies, TimeoutError, type Client } from '@tenure/client';
+import {
+  ClosedError,
+  ConnectionState,
+  CreateMode,
+  NoAuthError,
+  Perms,
+  RetryPolicies,
+  TimeoutError,
+  type Client,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { NodeConflictError, PersistentNode, judgeOwnership, type PersistentNodeOptions } from '../src/index.js';
+import { EventLog, ManualClock, nextEvent } from '@tenure/testing';
 import { connect, countingClock, eventually, serverWatches, sleep, startServer } from './harness.js';
 
 let server: EmbeddedServer;
@@ -57,41 +68,42 @@ describe('PersistentNode', () => {
     const { client } = await open();
     const { client: other } = await open();
     const node = keep(client, { path: '/re/n', data: 'x' });
-    const events: string[] = [];
+    const events = new EventLog<string>();
     node.on('created', () => void events.push('created'));
     node.on('deleted', () => void events.push('deleted'));
     await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     for (let i = 0; i < 3; i++) {
       const before = server.node('/re/n')!.stat.czxid;
+      const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 3000 });
       await other.delete('/re/n');
-      await eventually(() => (server.node('/re/n')?.stat.czxid ?? 0n) > before, 3000, 're-created');
+      await recreated;
+      expect(server.node('/re/n')!.stat.czxid).toBeGreaterThan(before);
     }
     expect(children('/re')).toEqual(['n']);
     expect(server.node('/re/n')!.data!.toString()).toBe('x');
-    await eventually(() => events.length === 7);
+    await events.atLeast(7);
     expect(events).toEqual(['created', 'deleted', 'created', 'deleted', 'created', 'deleted', 'created']);
   });
 
   it('after its session expires it is back within the session timeout + 2 s, owned by the new session', async () => {
-    server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
     const node = keep(client, { path: '/exp/n', rejoinJitterMs: 500 });
     await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const oldId = client.sessionId;
     const T = client.negotiatedTimeoutMs;
-    const t0 = performance.now();
+    const t0 = clock.now();
+    let backAt = Infinity;
+    node.once('created', () => void (backAt = clock.now()));
     server.expireSession(oldId);
-    await eventually(
-      () => {
-        const s = server.node('/exp/n');
-        return s !== undefined && s.stat.ephemeralOwner !== oldId && s.stat.ephemeralOwner === client.sessionId;
-      },
-      T + 2000,
-      'the node owned by the new session',
-    );
-    expect(performance.now() - t0).toBeLessThan(T + 2000);
+    await clock.advance(T + 2000);
+    const s = server.node('/exp/n');
+    expect(s?.stat.ephemeralOwner).not.toBe(oldId);
+    expect(s?.stat.ephemeralOwner).toBe(client.sessionId);
+    expect(backAt - t0).toBeLessThan(T + 2000);
     expect(client.sessionId).not.toBe(oldId);
     expect(children('/exp')).toEqual(['n']);
     expect(node.isPresent).toBe(true);
@@ -106,14 +118,15 @@ describe('PersistentNode', () => {
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     const path = node.actualPath!;
     expect(path).toMatch(/^\/prot\/_c_[0-9a-f-]{36}-member-\d{10}$/);
+    const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 3000 });
     await other.delete(path);
-    await eventually(() => server.node(path)?.stat.ephemeralOwner === client.sessionId, 3000, 're-created under its name');
+    await recreated;
+    expect(server.node(path)?.stat.ephemeralOwner).toBe(client.sessionId);
+    const back = nextEvent(node, 'created', undefined, { timeoutMs: 4000 });
     server.expireSession(client.sessionId);
-    await eventually(
-      () => client.state === ConnectionState.RECONNECTED && server.node(path)?.stat.ephemeralOwner === client.sessionId,
-      4000,
-      'back after expiry',
-    );
+    await back;
+    expect(client.state).toBe(ConnectionState.RECONNECTED);
+    expect(server.node(path)?.stat.ephemeralOwner).toBe(client.sessionId);
     expect(node.actualPath).toBe(path);
     expect(children('/prot')).toEqual([path.slice('/prot/'.length)]);
   });
@@ -130,8 +143,10 @@ describe('PersistentNode', () => {
     const czxid = server.node('/calm/n')!.stat.czxid;
     server.dropConnection(client.sessionId);
     await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
+    const reconnected = nextEvent(client, 'stateChanged', (s) => s === ConnectionState.RECONNECTED, { timeoutMs: 4000 });
     await server.restart(200);
-    await eventually(() => states.filter((s) => s === ConnectionState.RECONNECTED).length === 2, 4000, 'second RECONNECTED');
+    await reconnected;
+    expect(states.filter((s) => s === ConnectionState.RECONNECTED)).toHaveLength(2);
     await sleep(100);
     expect(server.node('/calm/n')!.stat.czxid).toBe(czxid);
     expect(events).toEqual(['created']);
@@ -188,9 +203,10 @@ describe('PersistentNode', () => {
   });
 
   it("a duplicate ephemeral of another live session raises conflict, deletes nobody's node, and takes over when it goes", async () => {
-    server = startServer();
-    const { client: a } = await open();
-    const { client: b } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client: a } = await open({ clock });
+    const { client: b } = await open({ clock });
     const first = keep(a, { path: '/dup/x', data: 'A' });
     await first.start();
     await first.waitForInitialCreate({ timeoutMs: 3000 });
@@ -200,7 +216,9 @@ describe('PersistentNode', () => {
     second.on('conflict', (e) => void conflicts.push(e));
     second.on('error', (e) => void errors.push(e));
     await second.start();
-    await expect(second.waitForInitialCreate({ timeoutMs: 600 })).rejects.toBeInstanceOf(TimeoutError);
+    const timedOut = expect(second.waitForInitialCreate({ timeoutMs: 600 })).rejects.toBeInstanceOf(TimeoutError);
+    await clock.advance(600);
+    await timedOut;
     expect(conflicts.length).toBeGreaterThanOrEqual(2); // retried with backoff
     expect(conflicts[0]!.owner).toBe(a.sessionId);
     expect(conflicts[0]!.code).toBe('NODE_CONFLICT');
@@ -233,8 +251,9 @@ describe('PersistentNode', () => {
   });
 
   it('NoAuth stops the node and is reported as an error', async () => {
-    server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
     await client.create('/locked', null, { acl: [{ perms: Perms.READ, id: { scheme: 'world', id: 'anyone' } }] });
     const node = keep(client, { path: '/locked/n' });
     const errors: Error[] = [];
@@ -242,8 +261,8 @@ describe('PersistentNode', () => {
     await node.start();
     await expect(node.waitForInitialCreate({ timeoutMs: 3000 })).rejects.toBeInstanceOf(NoAuthError);
     expect(errors.map((e) => e.constructor)).toEqual([NoAuthError]);
-    await sleep(150);
-    expect(errors).toHaveLength(1); // stopped: no retries
+    await clock.advance(60_000);
+    expect(errors).toHaveLength(1); // stopped: no retries, however long
     expect(server.node('/locked')!.children).toEqual([]);
   });
 
@@ -265,9 +284,10 @@ describe('PersistentNode', () => {
   });
 
   it('retries a conflict at the pace of its retryPolicy; retryMs goes with maxRetryMs', async () => {
-    server = startServer();
-    const { client: a } = await open();
-    const { client: b } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client: a } = await open({ clock });
+    const { client: b } = await open({ clock });
     const first = keep(a, { path: '/pace/x' });
     await first.start();
     await first.waitForInitialCreate({ timeoutMs: 3000 });
@@ -275,10 +295,12 @@ describe('PersistentNode', () => {
     let conflicts = 0;
     second.on('conflict', () => void conflicts++);
     second.on('error', () => {});
+    const first1 = nextEvent(second, 'conflict');
     await second.start();
-    await sleep(500);
+    await first1;
+    await clock.advance(5 * 40); // forever(40): one retry every 40 ms
     expect(conflicts).toBeGreaterThanOrEqual(5);
-    expect(() => new PersistentNode(b, { path: '/pace/y', retryMs: 50 })).toThrow(RangeError);
+    expect(() => new PersistentNode(b, { path: '/pace/y', retryMs: 50 })).toThrow(InvalidArgumentError);
   });
 
   it('when its client closes, waits end with ClosedError and no retry stays scheduled', async () => {
@@ -309,8 +331,10 @@ describe('PersistentNode', () => {
     await node.waitForInitialCreate({ timeoutMs: 3000 });
     expect(server.node('/data/n')!.data!.toString()).toBe('two');
     await node.setData('three');
+    const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 3000 });
     await other.delete('/data/n');
-    await eventually(() => server.node('/data/n')?.data?.toString() === 'three', 3000, 're-created with the latest data');
+    await recreated;
+    expect(server.node('/data/n')?.data?.toString()).toBe('three'); // re-created with the latest data
   });
 
   it('a TTL-mode node (PERSISTENT_WITH_TTL) is kept and re-created', async () => {
@@ -320,29 +344,32 @@ describe('PersistentNode', () => {
     const node = keep(client, { path: '/ttl/n', mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: 60_000 });
     await node.start();
     await node.waitForInitialCreate({ timeoutMs: 3000 });
+    const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 3000 });
     await other.delete('/ttl/n');
-    await eventually(() => server.node('/ttl/n') !== undefined, 3000, 're-created');
-    expect(() => new PersistentNode(client, { path: '/ttl/m', ttlMs: 5 })).toThrow(RangeError);
+    await recreated;
+    expect(server.node('/ttl/n')).toBeDefined();
+    expect(() => new PersistentNode(client, { path: '/ttl/m', ttlMs: 5 })).toThrow(InvalidArgumentError);
   });
 
   it('after a mass expiry the members come back spread over the rejoin jitter, each exactly once', async () => {
-    server = startServer();
+    const clock = new ManualClock();
+    server = startServer({ clock });
     const n = 10;
     const members: Client[] = [];
-    for (let i = 0; i < n; i++) members.push((await open()).client);
+    for (let i = 0; i < n; i++) members.push((await open({ clock })).client);
     const keepers = members.map((c, i) => keep(c, { path: `/herd/m${i}`, rejoinJitterMs: 1000 }));
     await Promise.all(keepers.map((k) => k.start()));
     await Promise.all(keepers.map((k) => k.waitForInitialCreate({ timeoutMs: 3000 })));
     const T = members[0]!.negotiatedTimeoutMs;
     const old = new Set(members.map((c) => c.sessionId));
+    // When each is back, on the manual clock (the server's ctime is wall time).
+    const back = Promise.all(keepers.map((k) => nextEvent(k, 'created').then(() => clock.now())));
     for (const c of members) server.expireSession(c.sessionId);
-    await eventually(
-      () => children('/herd').length === n && children('/herd').every((m) => !old.has(server.node(`/herd/${m}`)!.stat.ephemeralOwner)),
-      T + 2000,
-      'every member back',
-    );
-    const ctimes = children('/herd').map((m) => server.node(`/herd/${m}`)!.stat.ctime);
-    expect(Math.max(...ctimes) - Math.min(...ctimes)).toBeGreaterThan(100);
+    await clock.advance(T + 2000);
+    const backAt = await back;
+    expect(children('/herd')).toHaveLength(n);
+    for (const m of children('/herd')) expect(old.has(server.node(`/herd/${m}`)!.stat.ephemeralOwner)).toBe(false);
+    expect(Math.max(...backAt) - Math.min(...backAt)).toBeGreaterThan(100);
     members.forEach((c, i) => expect(server.node(`/herd/m${i}`)!.stat.ephemeralOwner).toBe(c.sessionId));
   });
 });

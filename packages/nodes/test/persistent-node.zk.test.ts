@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionState, CreateMode, type Client } from '@tenure/client';
-import { FaultProxy, TestingCluster, expireSession, realZooKeeper } from '@tenure/testing';
+import { FaultProxy, TestingCluster, expireSession, nextEvent, realZooKeeper } from '@tenure/testing';
 import { PersistentNode, type PersistentNodeOptions } from '../src/index.js';
 import { connect, eventually, sleep } from './harness.js';
 
@@ -67,8 +67,10 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     expect(path).toMatch(/^\/zdel\/_c_[0-9a-f-]{36}-m-\d{10}$/);
     for (let i = 0; i < 2; i++) {
       const before = (await admin.exists(path))!.czxid;
+      const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 5000 });
       await admin.delete(path);
-      await eventually(async () => ((await admin.exists(path))?.czxid ?? 0n) > before, 5000, 're-created');
+      await recreated;
+      expect((await admin.exists(path))!.czxid).toBeGreaterThan(before);
     }
     expect(await kids('/zdel')).toEqual([path.slice('/zdel/'.length)]);
     expect((await admin.exists(path))!.ephemeralOwner).toBe(client.sessionId);
@@ -82,17 +84,14 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     const path = node.actualPath!;
     const oldId = client.sessionId;
     const T = client.negotiatedTimeoutMs;
+    const back = nextEvent(node, 'created', undefined, { timeoutMs: T + 10_000 });
     await expireSession(client, cluster);
     const t0 = performance.now();
-    await eventually(
-      async () => {
-        const s = await admin.exists(path);
-        return s !== null && s.ephemeralOwner !== oldId && s.ephemeralOwner === client.sessionId;
-      },
-      T + 2000,
-      'owned by the new session',
-    );
+    await back;
     expect(performance.now() - t0).toBeLessThan(T + 2000);
+    const s = await admin.exists(path);
+    expect(s?.ephemeralOwner).not.toBe(oldId);
+    expect(s?.ephemeralOwner).toBe(client.sessionId);
     expect(await kids('/zexp')).toEqual([path.slice('/zexp/'.length)]);
   });
 
@@ -107,16 +106,12 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     for (const p of proxies) p.blackhole();
     await client.waitForState(ConnectionState.LOST, { timeoutMs: T + 3000 });
     const lostAt = performance.now();
+    const back = nextEvent(node, 'created', undefined, { timeoutMs: T + 2000 });
     for (const p of proxies) p.heal();
-    await eventually(
-      async () => {
-        const s = await admin.exists('/zpart/n');
-        return s !== null && s.ephemeralOwner === client.sessionId && client.sessionId !== oldId;
-      },
-      T + 2000,
-      'owned by the new session',
-    );
+    await back;
     expect(performance.now() - lostAt).toBeLessThan(T + 2000);
+    expect(client.sessionId).not.toBe(oldId);
+    expect((await admin.exists('/zpart/n'))?.ephemeralOwner).toBe(client.sessionId);
     expect(await kids('/zpart')).toEqual(['n']);
   });
 
@@ -153,18 +148,14 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     await Promise.all(killed.map((n) => cluster.killServer(n)));
     await client.waitForState(ConnectionState.LOST, { timeoutMs: T + 3000 });
     await sleep(T);
+    const back = nextEvent(node, 'created', undefined, { timeoutMs: 15_000 });
     await Promise.all(killed.map((n) => cluster.restartServer(n, { wait: false })));
     await cluster.waitServing();
     // The restored quorum may still hold the old session (and its node) for a while: the
     // ownership rule deletes that old incarnation instead of adopting it.
-    await eventually(
-      async () => {
-        const s = await admin.exists(path);
-        return s !== null && s.ephemeralOwner === client.sessionId && client.sessionId !== oldId;
-      },
-      15_000,
-      'owned by the new session',
-    );
+    await back;
+    expect(client.sessionId).not.toBe(oldId);
+    expect((await admin.exists(path))?.ephemeralOwner).toBe(client.sessionId);
     expect(client.previousSessionIds).toContain(oldId);
     expect(await kids('/zquorum')).toEqual([path.slice('/zquorum/'.length)]);
     await sleep(3 * T); // the old session is gone for good by now: still exactly one node, ours

@@ -28,7 +28,8 @@ describe('PersistentTtlNode', () => {
     await ttl.close();
     expect(serverWatches(server, client)).toBe(0);
     expect(server.node('/ttl/svc')).toBeDefined(); // left to its TTL, as Curator does
-    await eventually(() => server.node('/ttl/svc') === undefined, 3000, 'the container reaped after the TTL');
+    const reaped = new Promise<string>((resolve) => void client.exists('/ttl/svc', { watch: (e) => resolve(e.type) }));
+    expect(await reaped).toBe('NodeDeleted'); // the container reaped after the TTL
   });
 
   it('start followed at once by close leaves nothing once the TTL has passed', async () => {

@@ -9,7 +9,8 @@ export interface Clock {
   /** Monotonic milliseconds (any origin). */
   now(): number;
   setTimeout(fn: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
+  /** Ignores a handle that is undefined or already fired. */
+  clearTimeout(handle: TimerHandle | undefined): void;
 }
 
 /** The process clock: `performance.now()` and the global timers. */

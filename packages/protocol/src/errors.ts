@@ -1,6 +1,6 @@
 /**
- * Typed errors. Server answers form one `KeeperError` family keyed by ZooKeeper's codes (docs/zookeeper-wire-protocol.md §5);
- * a few client-side errors stand beside it.
+ * Typed errors, all TenureErrors with a string `code`. Server answers form one `KeeperError` family
+ * keyed by ZooKeeper's codes (docs/zookeeper-wire-protocol.md §5); a few client-side errors stand beside it.
  */
 import type { RequestHeader } from './records.js';
 import { TenureError } from './tenure-error.js';
@@ -119,120 +119,141 @@ export class KeeperError extends TenureError {
   }
 }
 
+// One real class per code, so that each is a type and works with instanceof; `code` is its name.
+
 export class RuntimeInconsistencyError extends KeeperError {
   override name = 'RuntimeInconsistencyError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.RUNTIMEINCONSISTENCY, path, detail, options);
   }
 }
+
 export class DataInconsistencyError extends KeeperError {
   override name = 'DataInconsistencyError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.DATAINCONSISTENCY, path, detail, options);
   }
 }
+
 export class ConnectionLossError extends KeeperError {
   override name = 'ConnectionLossError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.CONNECTIONLOSS, path, detail, options);
   }
 }
+
 export class MarshallingError extends KeeperError {
   override name = 'MarshallingError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.MARSHALLINGERROR, path, detail, options);
   }
 }
+
 export class UnimplementedError extends KeeperError {
   override name = 'UnimplementedError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.UNIMPLEMENTED, path, detail, options);
   }
 }
+
 export class OperationTimeoutError extends KeeperError {
   override name = 'OperationTimeoutError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.OPERATIONTIMEOUT, path, detail, options);
   }
 }
+
 export class BadArgumentsError extends KeeperError {
   override name = 'BadArgumentsError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.BADARGUMENTS, path, detail, options);
   }
 }
+
 export class UnknownSessionError extends KeeperError {
   override name = 'UnknownSessionError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.UNKNOWNSESSION, path, detail, options);
   }
 }
+
 export class NewConfigNoQuorumError extends KeeperError {
   override name = 'NewConfigNoQuorumError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NEWCONFIGNOQUORUM, path, detail, options);
   }
 }
+
 export class ReconfigInProgressError extends KeeperError {
   override name = 'ReconfigInProgressError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.RECONFIGINPROGRESS, path, detail, options);
   }
 }
+
 export class NoNodeError extends KeeperError {
   override name = 'NoNodeError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NONODE, path, detail, options);
   }
 }
+
 export class NoAuthError extends KeeperError {
   override name = 'NoAuthError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NOAUTH, path, detail, options);
   }
 }
+
 export class BadVersionError extends KeeperError {
   override name = 'BadVersionError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.BADVERSION, path, detail, options);
   }
 }
+
 export class NoChildrenForEphemeralsError extends KeeperError {
   override name = 'NoChildrenForEphemeralsError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NOCHILDRENFOREPHEMERALS, path, detail, options);
   }
 }
+
 export class NodeExistsError extends KeeperError {
   override name = 'NodeExistsError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NODEEXISTS, path, detail, options);
   }
 }
+
 export class NotEmptyError extends KeeperError {
   override name = 'NotEmptyError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NOTEMPTY, path, detail, options);
   }
 }
+
 export class SessionExpiredError extends KeeperError {
   override name = 'SessionExpiredError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.SESSIONEXPIRED, path, detail, options);
   }
 }
+
 export class InvalidCallbackError extends KeeperError {
   override name = 'InvalidCallbackError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.INVALIDCALLBACK, path, detail, options);
   }
 }
+
 export class InvalidACLError extends KeeperError {
   override name = 'InvalidACLError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.INVALIDACL, path, detail, options);
   }
 }
+
 /**
  * Authentication failed: the server refused an auth packet or the SASL exchange (a wrong password,
  * an unknown user), or the client refused a server that could not prove it knows the password.
@@ -243,54 +264,63 @@ export class AuthFailedError extends KeeperError {
     super(ErrorCode.AUTHFAILED, path, detail, options);
   }
 }
+
 export class SessionMovedError extends KeeperError {
   override name = 'SessionMovedError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.SESSIONMOVED, path, detail, options);
   }
 }
+
 export class NotReadOnlyError extends KeeperError {
   override name = 'NotReadOnlyError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NOTREADONLY, path, detail, options);
   }
 }
+
 export class EphemeralOnLocalSessionError extends KeeperError {
   override name = 'EphemeralOnLocalSessionError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.EPHEMERALONLOCALSESSION, path, detail, options);
   }
 }
+
 export class NoWatcherError extends KeeperError {
   override name = 'NoWatcherError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.NOWATCHER, path, detail, options);
   }
 }
+
 export class RequestTimeoutError extends KeeperError {
   override name = 'RequestTimeoutError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.REQUESTTIMEOUT, path, detail, options);
   }
 }
+
 export class ReconfigDisabledError extends KeeperError {
   override name = 'ReconfigDisabledError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.RECONFIGDISABLED, path, detail, options);
   }
 }
+
 export class SessionClosedRequireSaslAuthError extends KeeperError {
   override name = 'SessionClosedRequireSaslAuthError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.SESSIONCLOSEDREQUIRESASLAUTH, path, detail, options);
   }
 }
+
 export class QuotaExceededError extends KeeperError {
   override name = 'QuotaExceededError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {
     super(ErrorCode.QUOTAEXCEEDED, path, detail, options);
   }
 }
+
 export class ThrottledOpError extends KeeperError {
   override name = 'ThrottledOpError';
   constructor(path?: string, detail?: string, options?: KeeperErrorOptions) {

@@ -32,3 +32,13 @@ export class InvalidArgumentError extends TenureError {
     super('INVALID_ARGUMENT', message, options);
   }
 }
+
+/**
+ * What a `catch` caught, as an Error to rethrow or reject with: an Error stays itself; anything
+ * else (a string or an object some callback threw) becomes a TenureError `'UNEXPECTED'` holding it
+ * as `cause`.
+ */
+export function asError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  return new TenureError('UNEXPECTED', typeof value === 'string' ? value : `a non-Error was thrown (${typeof value})`, { cause: value });
+}

@@ -7,6 +7,7 @@
  */
 import type { Client, WaitOptions } from '@tenure/client';
 import { QueueBase, type QueueOptions } from './queue-base.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 export interface DelayQueueOptions<T> extends QueueOptions<T> {
   /** The wall clock in epoch milliseconds, which the delays are in. Default Date.now. */
@@ -15,7 +16,8 @@ export interface DelayQueueOptions<T> extends QueueOptions<T> {
 
 /** The requested node name for an item due at `epochMs`. */
 export function delayName(epochMs: number): string {
-  if (!Number.isSafeInteger(epochMs) || epochMs <= 0) throw new RangeError(`delayUntilEpochMs must be a positive integer, got ${epochMs}`);
+  if (!Number.isSafeInteger(epochMs) || epochMs <= 0)
+    throw new InvalidArgumentError(`delayUntilEpochMs must be a positive integer, got ${epochMs}`);
   return `queue-|${epochMs.toString(16).toUpperCase().padStart(8, '0')}|`;
 }
 

@@ -5,7 +5,15 @@
  * queue has a lockPath, else with version 0, as Curator does). A failed item is re-queued under its
  * id. There is no putMulti.
  */
-import { BadVersionError, CreateMode, NoNodeError, NodeExistsError, type Client, type WaitOptions } from '@tenure/client';
+import {
+  BadVersionError,
+  CreateMode,
+  NoNodeError,
+  NodeExistsError,
+  type Client,
+  type WaitOptions,
+  InvalidArgumentError,
+} from '@tenure/client';
 import { QueueBase, type QueueOptions } from './queue-base.js';
 
 const SEPARATOR = '|';
@@ -34,7 +42,7 @@ function withoutId(name: string): string {
  */
 export class DistributedIdQueue<T = Buffer> extends QueueBase<T> {
   constructor(client: Client, path: string, options: QueueOptions<T> = {}) {
-    if (path.includes(SEPARATOR)) throw new TypeError(`DistributedIdQueue ${path}: the queue path must not contain '|'`);
+    if (path.includes(SEPARATOR)) throw new InvalidArgumentError(`DistributedIdQueue ${path}: the queue path must not contain '|'`);
     const sort = (children: readonly string[]): string[] =>
       children
         .filter((c) => c.startsWith('queue-'))
@@ -46,7 +54,7 @@ export class DistributedIdQueue<T = Buffer> extends QueueBase<T> {
 
   /** Adds `item` under `id` (non-empty). */
   put(item: T, id: string, options?: WaitOptions): Promise<string> {
-    if (id.length === 0) throw new TypeError('DistributedIdQueue: id must not be empty');
+    if (id.length === 0) throw new InvalidArgumentError('DistributedIdQueue: id must not be empty');
     return this.putFrame(`queue-${SEPARATOR}${id.replace(/[/|]/g, '_')}${SEPARATOR}`, [item], options, 'put');
   }
 

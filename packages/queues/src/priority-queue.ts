@@ -8,6 +8,7 @@
  */
 import type { Client, WaitOptions } from '@tenure/client';
 import { QueueBase, queueChildren, type QueueOptions } from './queue-base.js';
+import { InvalidArgumentError } from '@tenure/client';
 
 export interface PriorityQueueOptions<T> extends QueueOptions<T> {
   /** Items taken from a listing before a changed queue is listed again. Default 100. */
@@ -17,7 +18,7 @@ export interface PriorityQueueOptions<T> extends QueueOptions<T> {
 /** The requested node name for `priority` (ZooKeeper appends the sequence). */
 export function priorityName(priority: number): string {
   if (!Number.isInteger(priority) || priority < -0x80000000 || priority > 0x7fffffff) {
-    throw new RangeError(`priority must be a 32-bit integer, got ${priority}`);
+    throw new InvalidArgumentError(`priority must be a 32-bit integer, got ${priority}`);
   }
   return `queue-${priority >= 0 ? '1' : '0'}${(priority >>> 0).toString(16).toUpperCase().padStart(8, '0')}`;
 }

@@ -16,6 +16,7 @@
  */
 import {
   InvalidArgumentError,
+  IllegalStateError,
   ClosedError,
   CreateMode,
   NodeExistsError,
@@ -28,7 +29,6 @@ import {
   type WaitOptions,
   type WaitScope,
   type WatchCallback,
-  IllegalStateError,
 } from '@tenure/client';
 import { ChildrenWatch } from './children-watch.js';
 import { claimAtMostOnce, claimLocked, type Claim, type ClaimContext, type Outcome } from './item-claim.js';

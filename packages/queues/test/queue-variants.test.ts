@@ -23,8 +23,8 @@ describe("Curator's name encodings", () => {
     expect(priorityName(-1)).toBe('queue-0FFFFFFFF');
     expect(priorityName(-0x80000000)).toBe('queue-080000000');
     expect(priorityName(0x7fffffff)).toBe('queue-17FFFFFFF');
-    expect(() => priorityName(1.5)).toThrow(RangeError);
-    expect(() => priorityName(2 ** 31)).toThrow(RangeError);
+    expect(() => priorityName(1.5)).toThrow(InvalidArgumentError);
+    expect(() => priorityName(2 ** 31)).toThrow(InvalidArgumentError);
   });
 
   it('delay: |uppercase hex epoch, at least 8 digits|; the epoch is read between the last two |', () => {
@@ -34,7 +34,7 @@ describe("Curator's name encodings", () => {
     expect(epochOf('queue-|18bcfe56800|0000000009')).toBe(1700000000000);
     expect(epochOf('queue-0000000009')).toBe(0);
     expect(epochOf('queue-|zz|0000000009')).toBe(0);
-    expect(() => delayName(0)).toThrow(RangeError);
+    expect(() => delayName(0)).toThrow(InvalidArgumentError);
   });
 
   it('id: the text between the first two |', () => {
@@ -164,7 +164,7 @@ describe('the other queues', () => {
       break;
     }
     expect(got).toEqual(['4']);
-    expect(() => new DistributedIdQueue(client, '/bad|path')).toThrow(TypeError);
+    expect(() => new DistributedIdQueue(client, '/bad|path')).toThrow(InvalidArgumentError);
   });
 
   it('DistributedIdQueue with lockPath: a failed item is re-queued under its id', async () => {

@@ -6,7 +6,7 @@
  * before the next one fires. Expiry, LOST deadlines, backoff, TTLs and leases become exact.
  */
 import type { Clock, TimerHandle } from '@tenure/protocol';
-import { TimeoutError } from '@tenure/protocol';
+import { TimeoutError, InvalidArgumentError } from '@tenure/protocol';
 
 interface Timer {
   readonly id: number;
@@ -43,7 +43,7 @@ export class ManualClock implements Clock {
     return handle;
   }
 
-  clearTimeout(handle: TimerHandle): void {
+  clearTimeout(handle: TimerHandle | undefined): void {
     const id = (handle as ManualTimerHandle | undefined)?.id;
     if (id !== undefined) this.timers.delete(id);
   }
@@ -65,7 +65,7 @@ export class ManualClock implements Clock {
    * were armed), timers armed by those included. Advances queue behind one another.
    */
   advance(ms: number): Promise<void> {
-    if (!(ms >= 0)) throw new RangeError(`advance(${ms}): time only moves forward`);
+    if (!(ms >= 0)) throw new InvalidArgumentError(`advance(${ms}): time only moves forward`);
     const run = this.advancing.then(() => this.runUntil(this.time + ms));
     this.advancing = run.catch(() => undefined);
     return run;

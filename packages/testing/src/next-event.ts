@@ -3,11 +3,15 @@
  * is attached when `nextEvent` is called, so call it before the action that triggers the event.
  */
 
+// Emitters type their listeners every which way; `any` lets each of them in.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyListener = (...args: any[]) => void;
+
 /** Anything with Node/eventemitter3-style `on` and `off` (or `removeListener`). */
 export interface EventSource {
-  on(name: string, listener: (...args: never[]) => void): unknown;
-  off?(name: string, listener: (...args: never[]) => void): unknown;
-  removeListener?(name: string, listener: (...args: never[]) => void): unknown;
+  on(name: string, listener: AnyListener): unknown;
+  off?(name: string, listener: AnyListener): unknown;
+  removeListener?(name: string, listener: AnyListener): unknown;
 }
 
 export interface NextEventOptions {
@@ -29,9 +33,8 @@ export function nextEvent<T = unknown>(
   return new Promise<T>((resolve, reject) => {
     const detach = (): void => {
       clearTimeout(timer);
-      const fn = listener as (...args: never[]) => void;
-      if (emitter.off) emitter.off(name, fn);
-      else emitter.removeListener?.(name, fn);
+      if (emitter.off) emitter.off(name, listener);
+      else emitter.removeListener?.(name, listener);
     };
     const listener = (value: T, ...rest: unknown[]): void => {
       let matched: boolean;
@@ -51,6 +54,6 @@ export function nextEvent<T = unknown>(
       reject(new Error(`timed out after ${timeoutMs} ms waiting for the '${name}' event${predicate ? ' matching the predicate' : ''}`));
     }, timeoutMs);
     timer.unref?.();
-    emitter.on(name, listener as (...args: never[]) => void);
+    emitter.on(name, listener);
   });
 }

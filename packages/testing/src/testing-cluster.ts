@@ -8,7 +8,7 @@ import { zookeeper } from '@tenure/zookeeper';
 import { freePort } from './free-port.js';
 import { parseServerDump, type ServerDump } from './server-dump.js';
 import { ZooKeeperNode, makeWorkDir, removeWorkDir, type ZooKeeperSettings } from './zookeeper-node.js';
-import { ClosedError, IllegalStateError } from '@tenure/protocol';
+import { ClosedError, IllegalStateError, InvalidArgumentError } from '@tenure/protocol';
 
 export interface TestingClusterOptions extends ZooKeeperSettings {
   /** Number of servers. Default 3. */
@@ -37,7 +37,7 @@ export class TestingCluster {
   /** Starts the ensemble and resolves once every server serves (one leader, the others following). */
   static async start(options: TestingClusterOptions = {}): Promise<TestingCluster> {
     const size = options.size ?? 3;
-    if (size < 1) throw new RangeError('a cluster needs at least one server');
+    if (size < 1) throw new InvalidArgumentError('a cluster needs at least one server');
     const dir = makeWorkDir('tenure-zk-cluster-');
     const ports = await distinctFreePorts(size * 3);
     const servers = Array.from({ length: size }, (_, i) => `server.${i + 1}=127.0.0.1:${ports[3 * i + 1]}:${ports[3 * i + 2]}`);
@@ -159,7 +159,7 @@ export class TestingCluster {
 
   private node(n: number): ZooKeeperNode {
     const node = this.nodes[n];
-    if (!node) throw new RangeError(`no server ${n} in a cluster of ${this.nodes.length}`);
+    if (!node) throw new InvalidArgumentError(`no server ${n} in a cluster of ${this.nodes.length}`);
     return node;
   }
 }

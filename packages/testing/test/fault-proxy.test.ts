@@ -1,7 +1,8 @@
 /** FaultProxy over a plain echo server: pass, blackhole/heal without loss, reset, delay, close. */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { FaultProxy } from '@tenure/testing';
+import { EventEmitter } from 'node:events';
+import { FaultProxy, nextEvent } from '@tenure/testing';
 
 let echo: Server;
 let echoAddress: string;
@@ -23,25 +24,36 @@ async function client(proxy: FaultProxy) {
   const s = connect(proxy.port, '127.0.0.1');
   await new Promise<void>((r) => s.once('connect', r));
   let received = '';
-  s.on('data', (d: Buffer) => (received += d.toString()));
+  // Every byte, error and close announces itself, so a test awaits the one it needs.
+  const changed = new EventEmitter();
+  s.on('data', (d: Buffer) => {
+    received += d.toString();
+    changed.emit('change');
+  });
   const events: string[] = [];
-  s.on('error', (e: NodeJS.ErrnoException) => events.push(e.code ?? e.message));
-  s.on('close', () => events.push('close'));
+  s.on('error', (e: NodeJS.ErrnoException) => {
+    events.push(e.code ?? e.message);
+    changed.emit('change');
+  });
+  s.on('close', () => {
+    events.push('close');
+    changed.emit('change');
+  });
   return {
     s,
     get received() {
       return received;
     },
     events,
+    /** Resolves true once `check()` holds (now, or after the change that makes it so). */
+    async until(check: () => boolean, ms = 2000): Promise<boolean> {
+      if (!check()) await nextEvent(changed, 'change', check, { timeoutMs: ms });
+      return true;
+    },
   };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean, ms = 2000) => {
-  const end = Date.now() + ms;
-  while (!check() && Date.now() < end) await sleep(5);
-  return check();
-};
 
 async function start(): Promise<FaultProxy> {
   const p = await FaultProxy.start(echoAddress);
@@ -53,7 +65,7 @@ test('passes bytes both ways', async () => {
   const p = await start();
   const c = await client(p);
   c.s.write('hello');
-  expect(await until(() => c.received === 'hello')).toBe(true);
+  expect(await c.until(() => c.received === 'hello')).toBe(true);
   expect(p.connections[0]!.bytes).toEqual({ up: 5, down: 5 });
 });
 
@@ -66,7 +78,7 @@ test('blackhole holds bytes until heal, then delivers them all in order', async 
   await sleep(100);
   expect(c.received).toBe('');
   p.heal();
-  expect(await until(() => c.received === 'ab')).toBe(true);
+  expect(await c.until(() => c.received === 'ab')).toBe(true);
 });
 
 test('a connection made during a blackhole only reaches the server after heal', async () => {
@@ -77,14 +89,14 @@ test('a connection made during a blackhole only reaches the server after heal', 
   await sleep(100);
   expect(c.received).toBe('');
   p.heal();
-  expect(await until(() => c.received === 'late')).toBe(true);
+  expect(await c.until(() => c.received === 'late')).toBe(true);
 });
 
 test('reset sends RST to the client', async () => {
   const p = await start();
   const c = await client(p);
   p.reset();
-  expect(await until(() => c.events.includes('close'))).toBe(true);
+  expect(await c.until(() => c.events.includes('close'))).toBe(true);
   expect(c.events).toContain('ECONNRESET');
   expect(p.connections).toEqual([]);
 });
@@ -97,9 +109,9 @@ test('delay applies per direction; per-connection faults leave others alone', as
   const t0 = Date.now();
   slow.s.write('x');
   fast.s.write('y');
-  expect(await until(() => fast.received === 'y')).toBe(true);
+  expect(await fast.until(() => fast.received === 'y')).toBe(true);
   expect(Date.now() - t0).toBeLessThan(100);
-  expect(await until(() => slow.received === 'x')).toBe(true);
+  expect(await slow.until(() => slow.received === 'x')).toBe(true);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(190);
 });
 
@@ -107,7 +119,7 @@ test('close() ends every connection', async () => {
   const p = await start();
   const c = await client(p);
   await p.close();
-  expect(await until(() => c.events.includes('close'))).toBe(true);
+  expect(await c.until(() => c.events.includes('close'))).toBe(true);
   proxies.pop();
   void (c.s as Socket);
 });

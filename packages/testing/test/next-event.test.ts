@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import { createClient, ConnectionState } from '@tenure/client';
 import { createEmbeddedServer } from '@tenure/server';
-import { nextEvent } from '@tenure/testing';
+import { EventLog, nextEvent } from '@tenure/testing';
 
 describe('nextEvent', () => {
   test('resolves with the first argument of the first matching event and detaches', async () => {
@@ -47,5 +47,19 @@ describe('nextEvent', () => {
     await expect(connected).resolves.toBe(ConnectionState.CONNECTED);
     await client.close();
     await server.close();
+  });
+});
+
+describe('EventLog', () => {
+  test('until resolves on the push that makes the predicate hold; it compares as a plain array', async () => {
+    const log = new EventLog<string>();
+    const two = log.atLeast(2);
+    log.push('a');
+    setImmediate(() => log.push('b'));
+    await expect(two).resolves.toBe(log);
+    expect(log).toEqual(['a', 'b']);
+    expect(log.filter((s) => s === 'a')).toEqual(['a']);
+    await log.until((l) => l.includes('a')); // already true: resolves at once
+    await expect(log.atLeast(3, { timeoutMs: 20 })).rejects.toThrow(/timed out/);
   });
 });

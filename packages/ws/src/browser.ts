@@ -5,6 +5,7 @@
  */
 import { createWebSocketTransport, type WebSocketTransport, type WebSocketTransportCoreOptions } from './ws-transport.js';
 import { openerFor, type WebSocketConstructor } from './websocket-like.js';
+import { InvalidArgumentError } from '@tenure/protocol';
 
 export { createWebSocketTransport, DEFAULT_MAX_FRAME_BYTES } from './ws-transport.js';
 export type { WebSocketTransport, WebSocketTransportCoreOptions } from './ws-transport.js';
@@ -24,6 +25,6 @@ export interface WebSocketTransportOptions extends WebSocketTransportCoreOptions
  */
 export function webSocket(urls: string | readonly string[], options: WebSocketTransportOptions = {}): WebSocketTransport {
   const WebSocket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (WebSocket === undefined) throw new TypeError('webSocket: no global WebSocket here; pass options.WebSocket');
+  if (WebSocket === undefined) throw new InvalidArgumentError('webSocket: no global WebSocket here; pass options.WebSocket');
   return createWebSocketTransport(urls, openerFor(WebSocket), options);
 }

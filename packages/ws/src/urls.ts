@@ -3,18 +3,19 @@
  * gateway). They are the transport's `hosts`; the client chooses among them as it does among the
  * servers of a connect string.
  */
+import { InvalidArgumentError } from '@tenure/protocol';
 
 /** Checks and normalises `urls` (one URL or a list); throws TypeError for an empty list or a non-WebSocket URL. */
 export function parseWebSocketUrls(urls: string | readonly string[]): string[] {
   const list = typeof urls === 'string' ? [urls] : [...urls];
   const out: string[] = [];
   for (const raw of list) {
-    if (typeof raw !== 'string') throw new TypeError(`WebSocket URL must be a string, got ${typeof raw}`);
+    if (typeof raw !== 'string') throw new InvalidArgumentError(`WebSocket URL must be a string, got ${typeof raw}`);
     const text = raw.trim();
     if (text === '') continue;
     out.push(normaliseUrl(text));
   }
-  if (out.length === 0) throw new TypeError(`no WebSocket URLs in ${JSON.stringify(urls)}`);
+  if (out.length === 0) throw new InvalidArgumentError(`no WebSocket URLs in ${JSON.stringify(urls)}`);
   return [...new Set(out)];
 }
 
@@ -24,11 +25,11 @@ export function normaliseUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new TypeError(`invalid WebSocket URL ${JSON.stringify(text)}`);
+    throw new InvalidArgumentError(`invalid WebSocket URL ${JSON.stringify(text)}`);
   }
   if (url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-    throw new TypeError(`WebSocket URL ${JSON.stringify(text)} must start with ws:// or wss://`);
+    throw new InvalidArgumentError(`WebSocket URL ${JSON.stringify(text)} must start with ws:// or wss://`);
   }
-  if (url.hash !== '') throw new TypeError(`WebSocket URL ${JSON.stringify(text)} must not have a #fragment`);
+  if (url.hash !== '') throw new InvalidArgumentError(`WebSocket URL ${JSON.stringify(text)} must not have a #fragment`);
   return url.href;
 }

@@ -15,6 +15,7 @@ import {
   REPLY_HEADER_BYTES,
   Xid,
   TenureError,
+  asError,
 } from '@tenure/protocol';
 import {
   decodeConnectResponse,
@@ -148,7 +149,7 @@ class WebSocketConnection implements Connection {
     try {
       bytes = encodeRequestFrame(xid, request);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(asError(error));
     }
     return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
       const waiter: Waiter = {

@@ -8,6 +8,7 @@ import type { ConnectParams, ConnectResult, ConnectionHandlers, Transport } from
 import { normaliseUrl, parseWebSocketUrls } from './urls.js';
 import type { OpenWebSocket } from './websocket-like.js';
 import { openWebSocketConnection } from './ws-connection.js';
+import { InvalidArgumentError, asError } from '@tenure/protocol';
 
 /** Options every WebSocket transport takes, whatever opens its sockets. */
 export interface WebSocketTransportCoreOptions {
@@ -35,7 +36,7 @@ export function createWebSocketTransport(
   const list = Object.freeze(parseWebSocketUrls(urls));
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 64) {
-    throw new RangeError(`maxFrameBytes must be an integer >= 64, got ${maxFrameBytes}`);
+    throw new InvalidArgumentError(`maxFrameBytes must be an integer >= 64, got ${maxFrameBytes}`);
   }
   return {
     hosts: list,
@@ -45,7 +46,7 @@ export function createWebSocketTransport(
       try {
         url = normaliseUrl(host);
       } catch (error) {
-        return Promise.reject(error);
+        return Promise.reject(asError(error));
       }
       return openWebSocketConnection(url, open, params, handlers, maxFrameBytes);
     },

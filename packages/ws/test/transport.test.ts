@@ -16,6 +16,7 @@ import {
   type ConnectParams,
   type Connection,
   type WatcherEvent,
+  InvalidArgumentError,
 } from '@tenure/protocol';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { createClient } from '@tenure/client';
@@ -57,9 +58,9 @@ describe('URLs', () => {
     expect(t.urls).toBe(t.hosts);
   });
 
-  test('anything but ws:// and wss:// is refused with a TypeError naming it', () => {
+  test('anything but ws:// and wss:// is refused with an InvalidArgumentError naming it', () => {
     expect(() => parseWebSocketUrls('http://a/zk')).toThrow(/http:\/\/a\/zk.*ws:\/\/ or wss:\/\//);
-    expect(() => parseWebSocketUrls('not a url')).toThrow(TypeError);
+    expect(() => parseWebSocketUrls('not a url')).toThrow(InvalidArgumentError);
     expect(() => parseWebSocketUrls([])).toThrow(/no WebSocket URLs/);
     expect(() => webSocket('ws://a/zk#x')).toThrow(/fragment/);
   });

@@ -27,6 +27,7 @@ import {
   encodeRequestFrame,
   frame,
   TenureError,
+  asError,
 } from '@tenure/protocol';
 import type {
   CloseReason,
@@ -171,7 +172,7 @@ class ZooKeeperConnection implements Connection {
     try {
       bytes = encodeRequestFrame(xid, this.chroot ? requestToServer(this.chroot, request) : request);
     } catch (error) {
-      return Promise.reject(error);
+      return Promise.reject(asError(error));
     }
     return new Promise<Reply<ResponseFor<R>>>((resolve, reject) => {
       const entry: PendingRequest = {
@@ -256,7 +257,7 @@ class ZooKeeperConnection implements Connection {
     // chunk has been processed so the connection's state stays consistent.
     if (callbackError !== undefined)
       queueMicrotask(() => {
-        throw callbackError;
+        throw asError(callbackError);
       });
   }
 

@@ -7,7 +7,7 @@
  * timeouts stay connection losses.
  */
 import type { ConnectionOptions } from 'node:tls';
-import { ErrorCode, TlsError, type TlsRefusal } from '@tenure/protocol';
+import { ErrorCode, TlsError, type TlsRefusal, InvalidArgumentError } from '@tenure/protocol';
 
 /** Node's `tls.ConnectionOptions` (`ca`, `cert`, `key`, `servername`, `rejectUnauthorized`, `minVersion`, ...). */
 export type TlsOptions = ConnectionOptions;
@@ -41,7 +41,7 @@ export class TlsConfig {
 
 function checked<T>(setting: T): T {
   if (setting === true || typeof setting === 'function' || (setting !== null && typeof setting === 'object')) return setting;
-  throw new TypeError(`tls must be true, tls.ConnectionOptions or a function returning them, got ${String(setting)}`);
+  throw new InvalidArgumentError(`tls must be true, tls.ConnectionOptions or a function returning them, got ${String(setting)}`);
 }
 
 const UNTRUSTED = new Set([

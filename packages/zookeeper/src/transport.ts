@@ -6,6 +6,7 @@ import type { ConnectParams, ConnectResult, ConnectionHandlers, Transport } from
 import { formatHostPort, parseConnectString, parseHostPort } from './connect-string.js';
 import { openConnection } from './connection.js';
 import { TlsConfig, type TlsSetting } from './tls-options.js';
+import { InvalidArgumentError, IllegalStateError } from '@tenure/protocol';
 
 export interface ZooKeeperTransportOptions {
   /**
@@ -48,7 +49,7 @@ export function zookeeper(connectString: string, options: ZooKeeperTransportOpti
   const { hosts, chroot } = parseConnectString(connectString);
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   if (!Number.isInteger(maxFrameBytes) || maxFrameBytes < 64) {
-    throw new RangeError(`maxFrameBytes must be an integer >= 64, got ${maxFrameBytes}`);
+    throw new InvalidArgumentError(`maxFrameBytes must be an integer >= 64, got ${maxFrameBytes}`);
   }
   const tls = options.tls === undefined ? undefined : new TlsConfig(options.tls);
   return {
@@ -56,7 +57,7 @@ export function zookeeper(connectString: string, options: ZooKeeperTransportOpti
     chroot,
     secure: tls !== undefined,
     updateTls(setting: TlsSetting): void {
-      if (tls === undefined) throw new TypeError('updateTls: this transport was created without tls');
+      if (tls === undefined) throw new IllegalStateError('updateTls: this transport was created without tls');
       tls.update(setting);
     },
     async connect(host: string, params: ConnectParams, handlers: ConnectionHandlers): Promise<ConnectResult> {

@@ -3,7 +3,7 @@
  * which stay connection losses, and how reloadable options resolve.
  */
 import { describe, expect, test } from 'vitest';
-import { TlsError } from '@tenure/protocol';
+import { TlsError, InvalidArgumentError } from '@tenure/protocol';
 import { TlsConfig, tlsRefusal } from '../src/tls-options.js';
 
 const err = (code: string | undefined, message = 'boom'): Error => Object.assign(new Error(message), code === undefined ? {} : { code });
@@ -68,8 +68,8 @@ describe('TlsConfig', () => {
     expect(await c.resolve()).toEqual({ servername: 'fixed' });
   });
 
-  test('anything else is a TypeError, at creation and on update', () => {
-    for (const bad of [false, null, 'yes', 1]) expect(() => new TlsConfig(bad as never)).toThrow(TypeError);
-    expect(() => new TlsConfig(true).update(null as never)).toThrow(TypeError);
+  test('anything else is an InvalidArgumentError, at creation and on update', () => {
+    for (const bad of [false, null, 'yes', 1]) expect(() => new TlsConfig(bad as never)).toThrow(InvalidArgumentError);
+    expect(() => new TlsConfig(true).update(null as never)).toThrow(InvalidArgumentError);
   });
 });

@@ -8,7 +8,7 @@
  * (the depth is counted from them), reads only the oldest, and walks the other children as usual.
  */
 import { setMaxListeners } from 'node:events';
-import { KeeperError, NoAuthError, NoNodeError, type Client, type Stat } from '@tenure/client';
+import { KeeperError, NoAuthError, NoNodeError, type Client, type Stat, InvalidArgumentError, asError } from '@tenure/client';
 
 /** One node the walk read. */
 export interface WalkedNode {
@@ -86,7 +86,7 @@ function skippable(err: unknown): boolean {
  */
 export async function walkTree(client: Client, root: string, options: WalkOptions = {}): Promise<WalkResult> {
   const limit = options.limit ?? DEFAULT_WALK_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${String(limit)}`);
+  if (!Number.isInteger(limit) || limit < 1) throw new InvalidArgumentError(`limit must be a positive integer, got ${String(limit)}`);
   const concurrency = Math.max(1, options.concurrency ?? 32);
   // One listener on the caller's signal; our own signal carries it to every request in flight.
   const own = new AbortController();
@@ -145,7 +145,7 @@ export async function walkTree(client: Client, root: string, options: WalkOption
     nodes.push({ path, name: lastSegment(path), data: got.data, stat: got.stat, children, queueItems, oldestItem });
   }
 
-  let failure: unknown = null;
+  let failure: Error | null = null;
   await new Promise<void>((resolve) => {
     let running = 0;
     const pump = (): void => {
@@ -160,7 +160,7 @@ export async function walkTree(client: Client, root: string, options: WalkOption
           },
           (err: unknown) => {
             running--;
-            failure ??= err;
+            failure ??= asError(err);
             pump();
           },
         );
@@ -170,6 +170,8 @@ export async function walkTree(client: Client, root: string, options: WalkOption
     pump();
   });
   options.signal?.removeEventListener('abort', forward);
-  if (failure !== null) throw failure;
+  // Set by the callbacks above; TypeScript still narrows it to null here.
+  const failed = failure as Error | null;
+  if (failed !== null) throw failed;
   return { root, nodes, visited, limit, truncated: head < pending.length, errors };
 }

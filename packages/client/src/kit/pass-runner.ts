@@ -11,7 +11,7 @@ export class PassRunner {
   private again = false;
   private stopped = false;
   /** Armed while `timerAt` is finite. */
-  private timer: TimerHandle | undefined;
+  private timer: TimerHandle | undefined = undefined;
   private timerAt = Infinity;
 
   /**

@@ -37,14 +37,21 @@ export class RecipeLifecycle {
   /**
    * `'latent'` → `'started'`, then `run()` (the recipe's own start; its result is start's). A
    * second start, or one after close, rejects with IllegalStateError and runs nothing.
+   * `precondition` runs first: when it throws (e.g. ClosedError for a closed client), start
+   * rejects with that and the recipe stays `'latent'`.
    */
-  start(run: () => Promise<void> | void): Promise<void> {
+  start(run: () => Promise<void> | void, precondition?: () => void): Promise<void> {
     if (this.current !== 'latent') {
       return Promise.reject(
         new IllegalStateError(
           `${this.what}: ${this.current === 'started' ? 'already started' : 'start() after close(): already closed'} (a recipe cannot be started more than once)`,
         ),
       );
+    }
+    try {
+      precondition?.();
+    } catch (err) {
+      return Promise.reject(err as Error);
     }
     this.current = 'started';
     try {

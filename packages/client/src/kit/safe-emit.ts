@@ -2,6 +2,7 @@
  * Emitting a recipe's events so that a listener's exception cannot break the recipe's bookkeeping:
  * it is logged and emitted as `error` (an exception thrown by an `error` listener is dropped).
  */
+import { asError } from '@tenure/protocol';
 import type { Logger } from '../logger.js';
 
 type Args<F> = F extends (...args: infer A) => void ? A : never;
@@ -34,9 +35,4 @@ export function safeEmitter<Events extends { error(error: Error): void }>(emitte
       }
     }
   };
-}
-
-/** `err` as an Error, for an `error` event. */
-export function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
 }

@@ -5,7 +5,7 @@
  * It depends on this interface only, never on EmbeddedServer, so front doors and the server do
  * not import each other.
  */
-import type { ConnectParams } from '@tenure/protocol';
+import type { Clock, ConnectParams } from '@tenure/protocol';
 import type { Logger } from '../options.js';
 import type { ConnectionSink, ServerConnection } from '../semantics/server-connection.js';
 import type { ServerIntrospection } from '../ops/server-introspection.js';
@@ -43,6 +43,8 @@ export interface FrontDoor {
   readonly limits: ServerLimits;
   /** Where a front door reports what went wrong on one of its connections; silent when undefined. */
   readonly logger: Logger | undefined;
+  /** The server's clock: a front door times handshakes on it. */
+  readonly clock: Clock;
   /** The server is closed: a front door takes no more connections. */
   readonly closed: boolean;
   /** What the server shows of itself (four-letter words, tests). */

@@ -32,10 +32,12 @@ import {
   encodeNotificationFrame,
   encodeReplyFrame,
   frame,
+  unrefTimer,
   type CloseReason,
   type ConnectRequest,
   type Reply,
   type Request,
+  type TimerHandle,
   type WatcherEvent,
 } from '@tenure/protocol';
 import type { ConnectionSink, ServerConnection } from '../semantics/server-connection.js';
@@ -124,7 +126,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
   private readonly abort = new AbortController();
   private readonly server: FrontDoor;
   /** Drops a link that never completes its handshake. */
-  private readonly handshakeTimer: NodeJS.Timeout;
+  private readonly handshakeTimer: TimerHandle;
 
   constructor(
     private readonly door: WireDoor,
@@ -133,8 +135,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
   ) {
     this.server = door.server;
     door.sessions.add(this);
-    this.handshakeTimer = setTimeout(() => this.fail('timeout'), door.handshakeTimeoutMs);
-    this.handshakeTimer.unref();
+    this.handshakeTimer = unrefTimer(this.server.clock.setTimeout(() => this.fail('timeout'), door.handshakeTimeoutMs));
   }
 
   get remote(): string {
@@ -204,7 +205,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
 
   /** A four-letter word took the place of the handshake: `answer` (what the link sends before it closes) sees the session as it was. */
   answerWord(answer: () => string): string {
-    clearTimeout(this.handshakeTimer);
+    this.server.clock.clearTimeout(this.handshakeTimer);
     this.count();
     const text = answer();
     this.phase = CLOSED;
@@ -238,7 +239,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
       return;
     }
     this.count();
-    clearTimeout(this.handshakeTimer);
+    this.server.clock.clearTimeout(this.handshakeTimer);
     this.phase = SETTING_UP;
     this.stop(ACCEPTING);
     const params = {
@@ -464,7 +465,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
     if (this.finished) return;
     this.finished = true;
     this.abort.abort();
-    clearTimeout(this.handshakeTimer);
+    this.server.clock.clearTimeout(this.handshakeTimer);
     this.early = [];
     this.out = [];
     this.outBytes = 0;

@@ -13,7 +13,7 @@
  * when it is false, so an unfaulted server pays one boolean read there. `armed` is true whenever
  * any fault state is held; the gate's own checks then decide.
  */
-import { AbortError, ConnectionLossError } from '@tenure/protocol';
+import { AbortError, ConnectionLossError, type Clock, type TimerHandle } from '@tenure/protocol';
 import type { ServerConnection } from '../semantics/server-connection.js';
 import type { Session } from '../semantics/session-table.js';
 
@@ -21,7 +21,8 @@ type ServerSession = Session<ServerConnection>;
 
 /** What the gate needs from the server. */
 export interface FaultHost {
-  now(): number;
+  /** The server's clock: fault durations are read and timed on it. */
+  readonly clock: Clock;
   /** The live session with this id. */
   session(id: bigint): ServerSession | undefined;
   /** Serves a request the gate held back. */
@@ -73,7 +74,7 @@ export class FaultGate {
   private readonly waiters = new Set<Waiter>();
   /** Resolves pending restart() promises (close() ends them too). */
   private readonly restartEnds = new Set<() => void>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<TimerHandle>();
 
   constructor(private readonly host: FaultHost) {}
 
@@ -100,7 +101,7 @@ export class FaultGate {
   /** Whether the connection's output waits for a silence; if so it is flushed when the silence ends. */
   parksOutput(conn: ServerConnection): boolean {
     const silence = this.silences.get(conn.session);
-    if (silence === undefined || !(silence.until > this.host.now())) return false;
+    if (silence === undefined || !(silence.until > this.host.clock.now())) return false;
     (silence.parked ??= new Set()).add(conn);
     return true;
   }
@@ -198,13 +199,13 @@ export class FaultGate {
   silence(sessionId: bigint, ms: number): boolean {
     const s = this.host.session(sessionId);
     if (s === undefined) return false;
-    const until = this.host.now() + Math.max(0, ms);
+    const until = this.host.clock.now() + Math.max(0, ms);
     const silence = this.silences.get(s);
     if (silence !== undefined && until <= silence.until) return true;
     if (silence === undefined) this.silences.set(s, { until, parked: undefined });
     else silence.until = until;
     this.armed = true;
-    if (Number.isFinite(ms)) this.later(until - this.host.now(), () => this.endSilence(s));
+    if (Number.isFinite(ms)) this.later(until - this.host.clock.now(), () => this.endSilence(s));
     return true;
   }
 
@@ -260,7 +261,7 @@ export class FaultGate {
     closeAll();
     for (const silence of lifted) for (const c of silence.parked ?? []) c.flush();
     this.rejectWaiters(() => new ConnectionLossError(undefined, 'server closed'));
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) this.host.clock.clearTimeout(t);
     this.timers.clear();
     this.rearm();
   }
@@ -269,7 +270,7 @@ export class FaultGate {
 
   private isSilenced(s: ServerSession): boolean {
     const silence = this.silences.get(s);
-    return silence !== undefined && silence.until > this.host.now();
+    return silence !== undefined && silence.until > this.host.clock.now();
   }
 
   /** The connection's session is silenced, or requests it sent then still wait (they go first). */
@@ -292,10 +293,10 @@ export class FaultGate {
       this.releaseWaiters();
       return;
     }
-    if (silence.until > this.host.now()) {
+    if (silence.until > this.host.clock.now()) {
       // Extended meanwhile, or this timer fired early: Node timers can fire up to ~1 ms before
       // performance.now() says the delay has passed. Re-arming is harmless when a later timer exists.
-      this.later(silence.until - this.host.now() + 1, () => this.endSilence(s));
+      this.later(silence.until - this.host.clock.now() + 1, () => this.endSilence(s));
       return;
     }
     this.silences.delete(s);
@@ -344,8 +345,8 @@ export class FaultGate {
     for (const w of [...this.waiters]) w.reject(err());
   }
 
-  private later(ms: number, fn: () => void): NodeJS.Timeout {
-    const t = setTimeout(
+  private later(ms: number, fn: () => void): TimerHandle {
+    const t = this.host.clock.setTimeout(
       () => {
         this.timers.delete(t);
         fn();
@@ -356,8 +357,8 @@ export class FaultGate {
     return t;
   }
 
-  private clearTimer(t: NodeJS.Timeout): void {
-    clearTimeout(t);
+  private clearTimer(t: TimerHandle): void {
+    this.host.clock.clearTimeout(t);
     this.timers.delete(t);
   }
 }

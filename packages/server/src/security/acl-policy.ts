@@ -8,7 +8,7 @@
  * the start; an ACL id matches that subject exactly.
  */
 import type { ACL, ClientInfo, Id } from '@tenure/protocol';
-import { digestFromAuth, ErrorCode } from '@tenure/protocol';
+import { digestFromAuth, ErrorCode, errorCodeName, TenureError } from '@tenure/protocol';
 
 /** Java's String.split: trailing empty strings are dropped. */
 function javaSplit(s: string, sep: string): string[] {
@@ -101,8 +101,24 @@ const providers: Record<string, Provider> = {
 };
 
 /** Thrown by the rules below with a ZooKeeper error code. */
-export class KeeperCode {
-  constructor(readonly code: number) {}
+/**
+ * A ZooKeeper error code raised inside the semantics and turned into a reply; it never leaves the
+ * server. One instance per code, made once, so a throw on the request path costs no allocation
+ * and no stack trace.
+ */
+export class KeeperCode extends TenureError {
+  override name = 'KeeperCode';
+  private static readonly byCode = new Map<number, KeeperCode>();
+
+  private constructor(readonly keeperCode: number) {
+    super(errorCodeName(keeperCode), `ZooKeeper error ${errorCodeName(keeperCode)} (${keeperCode})`);
+  }
+
+  static of(keeperCode: number): KeeperCode {
+    let k = KeeperCode.byCode.get(keeperCode);
+    if (k === undefined) KeeperCode.byCode.set(keeperCode, (k = new KeeperCode(keeperCode)));
+    return k;
+  }
 }
 
 function sameAcl(a: ACL, b: ACL): boolean {
@@ -135,7 +151,7 @@ export function intern(acl: ACL[]): readonly ACL[] {
 export function fixupAcl(acls: readonly ACL[] | null, authIds: readonly Id[]): readonly ACL[] {
   const unique: ACL[] = [];
   for (const a of acls ?? []) if (!unique.some((u) => sameAcl(u, a))) unique.push(a);
-  if (unique.length === 0) throw new KeeperCode(ErrorCode.INVALIDACL);
+  if (unique.length === 0) throw KeeperCode.of(ErrorCode.INVALIDACL);
   const out: ACL[] = [];
   for (const a of unique) {
     const { scheme, id } = a.id;
@@ -149,10 +165,10 @@ export function fixupAcl(acls: readonly ACL[] | null, authIds: readonly Id[]): r
           out.push({ perms: a.perms, id: { scheme: caller.scheme, id: caller.id } });
         }
       }
-      if (!any) throw new KeeperCode(ErrorCode.INVALIDACL);
+      if (!any) throw KeeperCode.of(ErrorCode.INVALIDACL);
     } else {
       const p = providers[scheme];
-      if (p === undefined || !p.valid(id)) throw new KeeperCode(ErrorCode.INVALIDACL);
+      if (p === undefined || !p.valid(id)) throw KeeperCode.of(ErrorCode.INVALIDACL);
       out.push({ perms: a.perms, id: { scheme, id } });
     }
   }
@@ -177,7 +193,7 @@ export function permits(acl: readonly ACL[], perm: number, authIds: readonly Id[
 
 /** Throws KeeperCode(NOAUTH) unless permitted. */
 export function checkAcl(acl: readonly ACL[], perm: number, authIds: readonly Id[]): void {
-  if (!permits(acl, perm, authIds)) throw new KeeperCode(ErrorCode.NOAUTH);
+  if (!permits(acl, perm, authIds)) throw KeeperCode.of(ErrorCode.NOAUTH);
 }
 
 /** getACL without ADMIN shows digest ids as `user:x`. */

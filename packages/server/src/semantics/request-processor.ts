@@ -63,7 +63,7 @@ export interface ZxidCounter {
 }
 
 const fail = (code: number): never => {
-  throw new KeeperCode(code);
+  throw KeeperCode.of(code);
 };
 
 const copy = (b: Buffer | Uint8Array | null): Buffer | null => (b === null ? null : Buffer.from(b));
@@ -112,6 +112,8 @@ export class RequestProcessor {
     private readonly watches: WatchRegistry,
     private readonly zxid: ZxidCounter,
     private readonly options: ProcessorOptions,
+    /** Wall time for ctime and mtime (the server's clock). */
+    private readonly wallNow: () => number = Date.now,
   ) {}
 
   private nextZxid(): bigint {
@@ -128,7 +130,7 @@ export class RequestProcessor {
     try {
       return this.dispatch(ctx, req);
     } catch (e) {
-      if (e instanceof KeeperCode) return error(this.zxid.last, e.code);
+      if (e instanceof KeeperCode) return error(this.zxid.last, e.keeperCode);
       throw e;
     }
   }
@@ -160,7 +162,7 @@ export class RequestProcessor {
         try {
           this.check(ctx, req);
         } catch (e) {
-          if (e instanceof KeeperCode) return error(this.nextZxid(), e.code);
+          if (e instanceof KeeperCode) return error(this.nextZxid(), e.keeperCode);
           throw e;
         }
         return error(-1n, ErrorCode.UNIMPLEMENTED, 'check is only allowed inside multi');
@@ -246,9 +248,9 @@ export class RequestProcessor {
   private write(body: (zxid: bigint, time: number) => Response): Outcome {
     const zxid = this.nextZxid();
     try {
-      return reply(zxid, body(zxid, Date.now()));
+      return reply(zxid, body(zxid, this.wallNow()));
     } catch (e) {
-      if (e instanceof KeeperCode) return error(zxid, e.code);
+      if (e instanceof KeeperCode) return error(zxid, e.keeperCode);
       throw e;
     }
   }
@@ -367,7 +369,7 @@ export class RequestProcessor {
     // Reads in a multi, or reads mixed with writes, cannot be decoded by ZooKeeper; nor can a TTL
     // mode in a create record that has no TTL (ZooKeeper fails the whole request).
     if (!ops.every((op) => WRITE_OPS.has(op.type) && !ttlFlagsWithoutTtl(op))) return error(zxid, ErrorCode.MARSHALLINGERROR);
-    const time = Date.now();
+    const time = this.wallNow();
     const undo: Undo[] = [];
     const notes: Array<() => void> = [];
     const results: MultiResult[] = [];
@@ -380,7 +382,7 @@ export class RequestProcessor {
         for (let u = undo.length - 1; u >= 0; u--) undo[u]!();
         const failed: MultiResult[] = ops.map((_, j) => ({
           type: OpCode.error,
-          err: j < i ? 0 : j === i ? e.code : ErrorCode.RUNTIMEINCONSISTENCY,
+          err: j < i ? 0 : j === i ? e.keeperCode : ErrorCode.RUNTIMEINCONSISTENCY,
         }));
         return reply(zxid, { results: failed });
       }
@@ -423,7 +425,7 @@ export class RequestProcessor {
         const node = this.readable(ctx, (op as { path: string }).path);
         return { type: OpCode.getChildren, children: [...node.children] };
       } catch (e) {
-        if (e instanceof KeeperCode) return { type: OpCode.error, err: e.code };
+        if (e instanceof KeeperCode) return { type: OpCode.error, err: e.keeperCode };
         throw e;
       }
     });

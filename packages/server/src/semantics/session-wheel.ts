@@ -12,7 +12,7 @@ import { systemClock, unrefTimer, type Clock, type TimerHandle } from '@tenure/p
 export class SessionWheel<T> {
   private readonly buckets = new Map<number, Set<T>>();
   private readonly expiryOf = new Map<T, number>();
-  private timer: TimerHandle | undefined;
+  private timer: TimerHandle | undefined = undefined;
   /** The next bucket boundary the timer will process. */
   private nextBoundary: number;
   private closed = false;

@@ -11,3 +11,11 @@ export class DataDirCorruptError extends TenureError {
     super('DATA_DIR_CORRUPT', `${file} is corrupt at offset ${offset}: ${reason}`);
   }
 }
+
+/** The txn log could not be written or synced (the cause is what the file system threw). */
+export class StorageFailedError extends TenureError {
+  override name = 'StorageFailedError';
+  constructor(cause: unknown) {
+    super('STORAGE_FAILED', cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}

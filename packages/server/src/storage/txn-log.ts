@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { adler32 } from './adler32.js';
 import { FORMAT_VERSION, LOG_MAGIC, logName } from './file-names.js';
 import { syncDir } from './fs-sync.js';
+import { StorageFailedError } from './storage-errors.js';
 
 const writeAsync = promisify(write);
 const datasyncAsync = promisify(fdatasync);
@@ -146,7 +147,7 @@ export class TxnLogWriter {
         this.o.onDurable(zxid);
       }
     } catch (err) {
-      this.failed = err instanceof Error ? err : new Error(String(err));
+      this.failed = err instanceof Error ? err : new StorageFailedError(err);
       this.pending = [];
       this.o.onFailure(this.failed);
     } finally {

@@ -1,5 +1,6 @@
 /**
- * Bad input on the WebSocket listener and the gateway: fuzzed messages (random binary, text,
+ * Bad input on both links a wire session runs over (TCP and WebSocket), and on the WebSocket
+ * gateway: fuzzed messages (random binary, text,
  * truncated frames, huge and negative length prefixes, oversized messages, garbage handshakes and
  * garbage requests inside well-formed frames) from many connections at once. The server never
  * crashes, each bad connection is answered or closed on its own, and witness sessions opened
@@ -10,6 +11,7 @@ import { OpCode, encodeConnectRequest, encodeRequestFrame, frame } from '@tenure
 import { createEmbeddedServer, createWebSocketGateway, type EmbeddedServer } from '@tenure/server';
 import { create } from './harness.js';
 import { RawWsPeer } from './ws-harness.js';
+import { LINKS, session, type WirePeer } from './wire-peer.js';
 
 const MAX_BUFFER = 64 * 1024;
 const OPS = Object.values(OpCode).filter((op) => op !== OpCode.closeSession);
@@ -96,8 +98,8 @@ interface Tally {
 }
 
 /** Witnesses: sessions that keep making requests while the fuzzing runs; all must succeed. */
-async function witnesses(url: string, n: number): Promise<{ stop(): Promise<number> }> {
-  const peers = await Promise.all(Array.from({ length: n }, () => RawWsPeer.session(url)));
+async function witnesses(open: () => Promise<WirePeer>, n: number): Promise<{ stop(): Promise<number> }> {
+  const peers = await Promise.all(Array.from({ length: n }, () => session(open)));
   let stopped = false;
   let done = 0;
   const loops = peers.map(async (p, i) => {
@@ -123,10 +125,10 @@ async function witnesses(url: string, n: number): Promise<{ stop(): Promise<numb
   };
 }
 
-async function fuzz(url: string, seed: number, connections: number, tally: Tally): Promise<void> {
+async function fuzz(open: () => Promise<WirePeer>, seed: number, connections: number, tally: Tally): Promise<void> {
   const rnd = prng(seed);
   const one = async (): Promise<void> => {
-    const peer = await RawWsPeer.open(url);
+    const peer = await open();
     tally.connections++;
     if (rnd() < 0.5) {
       // Half of them get a session first, so the garbage meets the request pipeline.
@@ -174,52 +176,54 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('fuzzed WebSocket input', () => {
+describe.each(LINKS)('fuzzed input on $name', (link) => {
   test('the listener: bad connections close on their own, witnesses are served throughout', async () => {
     server = createEmbeddedServer({ maxBufferBytes: MAX_BUFFER, tickMs: 1000 });
-    const { url } = await server.listen({ webSocket: {} });
+    const open = await link.listen(server);
     const tally: Tally = { connections: 0, messages: {}, endings: {}, repliesToGarbage: 0, witnessRequests: 0 };
-    const w = await witnesses(url, 3);
-    await fuzz(url, 0x7e5e, 400, tally);
+    const w = await witnesses(open, 3);
+    await fuzz(open, 0x7e5e, 400, tally);
     tally.witnessRequests = await w.stop();
-    console.info(`WebSocket listener fuzz: ${JSON.stringify(tally)}`);
+    console.info(`${link.name} listener fuzz: ${JSON.stringify(tally)}`);
     expect(tally.connections).toBe(400);
     expect(tally.witnessRequests).toBeGreaterThan(30);
     // Every fuzz connection is gone from the server.
     await expect.poll(() => server!.connectionCount, { timeout: 5000 }).toBe(0);
-    const after = await RawWsPeer.session(url);
+    const after = await session(open);
     expect((await after.request({ type: OpCode.exists, path: '/', watch: false })).err).toBe(0);
     after.close();
   });
 
-  test('the gateway: bad messages close their own connection only', async () => {
-    server = createEmbeddedServer({ maxBufferBytes: MAX_BUFFER, tickMs: 1000 });
-    const { connectString } = await server.listen();
-    await using gateway = await createWebSocketGateway({ connectString, maxFrameBytes: MAX_BUFFER });
-    const tally: Tally = { connections: 0, messages: {}, endings: {}, repliesToGarbage: 0, witnessRequests: 0 };
-    const w = await witnesses(gateway.url, 3);
-    await fuzz(gateway.url, 0xbad, 200, tally);
-    tally.witnessRequests = await w.stop();
-    console.info(`gateway fuzz: ${JSON.stringify(tally)}`);
-    expect(tally.witnessRequests).toBeGreaterThan(15);
-    await expect.poll(() => gateway.connectionCount, { timeout: 5000 }).toBe(0);
-    await expect.poll(() => server!.connectionCount, { timeout: 5000 }).toBe(0);
+  test("a garbage request inside a good frame gets ZooKeeper's answer (UNIMPLEMENTED or MARSHALLINGERROR) then a close", async () => {
+    server = createEmbeddedServer();
+    const open = await link.listen(server);
+    const peer = await session(open);
+    const unknown = Buffer.alloc(8);
+    unknown.writeInt32BE(5, 0);
+    unknown.writeInt32BE(999, 4);
+    peer.send(frame(unknown));
+    const reply = await peer.next();
+    expect(reply.readInt32BE(4)).toBe(5); // xid
+    expect(reply.readInt32BE(16)).toBe(-6); // UNIMPLEMENTED
+    await peer.closed;
+    const short = await session(open);
+    // A whole frame whose request header is cut short: the link goes.
+    short.send(frame(encodeRequestFrame(1, { type: OpCode.getData, path: '/', watch: false }).subarray(4, 10)));
+    expect((await short.closed).code).toBe(link.badInputEnding);
   });
 });
 
-test("a garbage request inside a good frame gets ZooKeeper's answer (UNIMPLEMENTED or MARSHALLINGERROR) then a close", async () => {
-  server = createEmbeddedServer();
-  const { url } = await server.listen({ webSocket: {} });
-  const peer = await RawWsPeer.session(url);
-  const unknown = Buffer.alloc(8);
-  unknown.writeInt32BE(5, 0);
-  unknown.writeInt32BE(999, 4);
-  peer.send(frame(unknown));
-  const reply = await peer.next();
-  expect(reply.readInt32BE(4)).toBe(5); // xid
-  expect(reply.readInt32BE(16)).toBe(-6); // UNIMPLEMENTED
-  await peer.closed;
-  const short = await RawWsPeer.session(url);
-  short.send(encodeRequestFrame(1, { type: OpCode.getData, path: '/', watch: false }).subarray(0, 10));
-  expect((await short.closed).code).toBe(1002);
+test('the gateway: bad messages close their own connection only', async () => {
+  server = createEmbeddedServer({ maxBufferBytes: MAX_BUFFER, tickMs: 1000 });
+  const { connectString } = await server.listen();
+  await using gateway = await createWebSocketGateway({ connectString, maxFrameBytes: MAX_BUFFER });
+  const open = () => RawWsPeer.open(gateway.url);
+  const tally: Tally = { connections: 0, messages: {}, endings: {}, repliesToGarbage: 0, witnessRequests: 0 };
+  const w = await witnesses(open, 3);
+  await fuzz(open, 0xbad, 200, tally);
+  tally.witnessRequests = await w.stop();
+  console.info(`gateway fuzz: ${JSON.stringify(tally)}`);
+  expect(tally.witnessRequests).toBeGreaterThan(15);
+  await expect.poll(() => gateway.connectionCount, { timeout: 5000 }).toBe(0);
+  await expect.poll(() => server!.connectionCount, { timeout: 5000 }).toBe(0);
 });
