@@ -93,7 +93,8 @@ export class EmbeddedServer implements FrontDoor {
     this.tree = dir?.recovered.tree ?? new DataTree(this.options.ttlEnabled);
     this.zxidCounter.last = dir?.recovered.lastZxid ?? 0n;
     this.sessionTable = new SessionTable<ServerConnection>(dir === undefined ? undefined : sessionPassword);
-    const wallNow = (): number => this.wallNow();
+    // On the process clock wall time is Date.now() itself; any other clock moves it (wallNow()).
+    const wallNow = clock === systemClock ? Date.now : (): number => this.wallNow();
     const processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options, wallNow);
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.dispatch.due(due), clock);
     this.faults = new FaultGate({
