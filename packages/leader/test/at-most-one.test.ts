@@ -247,7 +247,13 @@ describe('at most one leader (embedded server)', () => {
             silence(m.client, 1500 + random() * 1500);
           } else if (r < 0.9) {
             action = 'server restart';
-            await server.restart(Math.floor(random() * 300));
+            {
+              // The restart's pause runs on the server's (manual) clock.
+              let back = false;
+              const restarted = server.restart(Math.floor(random() * 300)).then(() => (back = true));
+              await until(() => back);
+              await restarted;
+            }
           } else {
             action = 'pause';
           }

@@ -1,6 +1,6 @@
 /** Semaphore and SemaphoreMutex on the embedded server: layout, the lease limit under churn and faults, all-or-nothing. */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Client } from '@tenure/client';
+import { InvalidArgumentError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { LeaseCountError, Semaphore, SemaphoreMutex, type Lease } from '../src/index.js';
 import { OpCode } from '@tenure/protocol';

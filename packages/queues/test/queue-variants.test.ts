@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Client } from '@tenure/client';
+import { InvalidArgumentError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import {
   DistributedDelayQueue,

@@ -10,19 +10,19 @@
  * - TLS stores (ssl.keyStore.*, ssl.trustStore.*: tls-stores.ts) and SASL users come from files (a JAAS config's Server section, or a users file: sasl-users.ts),
  *   read by loadSettings (main.ts) into `tls` and `saslUsers`.
  */
-import { DEFAULT_MAX_BUFFER } from '@tenure/protocol';
+import { DEFAULT_MAX_BUFFER, TenureError } from '@tenure/protocol';
 import type { TlsOptions } from 'node:tls';
 import type { PropertyEntry } from './properties.js';
 
 /** A configuration that cannot be served: the message names the key and where it came from. */
-export class ConfigError extends Error {
+export class ConfigError extends TenureError {
   override readonly name = 'ConfigError';
   constructor(
-    message: string,
+    message = 'invalid configuration',
     /** The zoo.cfg key concerned, when there is one. */
     readonly key?: string,
   ) {
-    super(message);
+    super('CONFIG', message);
   }
 }
 

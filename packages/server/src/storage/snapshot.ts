@@ -14,7 +14,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { ACL } from '@tenure/protocol';
-import { JuteReader, JuteWriter, OPEN_ACL_UNSAFE, ProtocolError } from '@tenure/protocol';
+import { JuteReader, JuteWriter, OPEN_ACL_UNSAFE, ProtocolError, TenureError } from '@tenure/protocol';
 import { intern } from '../security/acl-policy.js';
 import { DataTree } from '../semantics/data-tree.js';
 import { ZNode } from '../semantics/znode.js';
@@ -36,13 +36,13 @@ export interface LoadedSnapshot extends SnapshotState {
 }
 
 /** A snapshot that cannot be used: where and why. */
-export class SnapshotFormatError extends Error {
+export class SnapshotFormatError extends TenureError {
+  override name = 'SnapshotFormatError';
   constructor(
-    readonly offset: number,
-    message: string,
+    readonly offset = 0,
+    message = 'not a snapshot',
   ) {
-    super(message);
-    this.name = 'SnapshotFormatError';
+    super('SNAPSHOT_FORMAT', message);
   }
 }
 
