@@ -1,6 +1,22 @@
 /** Why a leadership term ended, and the error `leadership.signal` aborts with. */
 import { TenureError } from '@tenure/client';
 
+/**
+ * The reason of an aborted `leadership.signal`: the term is over and work done under it must
+ * stop. `end` says why; only `released` is a term given up rather than lost.
+ */
+export class LeadershipLostError extends TenureError {
+  override name = 'LeadershipLostError';
+  constructor(
+    /** The election's path. */
+    readonly path = '/',
+    readonly end: LeadershipEnd = 'lost',
+    options?: { cause?: unknown },
+  ) {
+    super('LEADERSHIP_LOST', end === 'released' ? `leadership of ${path} was released` : `leadership of ${path} ended (${end})`, options);
+  }
+}
+
 /** Why a term ended (the `end` of a LeadershipLostError). */
 export type LeadershipEnd =
   /** The connection was suspended and the client's errorPolicy is `standard`. */
@@ -21,19 +37,3 @@ export type LeadershipEnd =
   | 'interrupted'
   /** LeaderSelector: takeLeadership returned. */
   | 'released';
-
-/**
- * The reason of an aborted `leadership.signal`: the term is over and work done under it must
- * stop. `end` says why; only `released` is a term given up rather than lost.
- */
-export class LeadershipLostError extends TenureError {
-  override name = 'LeadershipLostError';
-  constructor(
-    /** The election's path. */
-    readonly path = '/',
-    readonly end: LeadershipEnd = 'lost',
-    options?: { cause?: unknown },
-  ) {
-    super('LEADERSHIP_LOST', end === 'released' ? `leadership of ${path} was released` : `leadership of ${path} ended (${end})`, options);
-  }
-}
