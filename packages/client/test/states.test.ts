@@ -20,6 +20,26 @@ async function open(opts: Parameters<typeof connect>[1] = {}) {
 
 const { CONNECTED, SUSPENDED, RECONNECTED, LOST } = ConnectionState;
 
+/** Each state the client posts from now on, with the manual time it was posted at. */
+function stateTimes(client: Client, clock: ManualClock): Array<[ConnectionState, number]> {
+  const at: Array<[ConnectionState, number]> = [];
+  client.on('stateChanged', (s: ConnectionState) => at.push([s, clock.now()]));
+  return at;
+}
+
+/** Whether a promise has settled yet (it is observed, so a rejection is not unhandled). */
+function settledFlag(p: Promise<unknown>): { done: boolean } {
+  const flag = { done: false };
+  p.then(
+    () => (flag.done = true),
+    () => (flag.done = true),
+  );
+  return flag;
+}
+
+/** The client's read timeout R = 2/3 T (session.ts): SUSPENDED after R without a reply. */
+const readTimeoutOf = (T: number): number => Math.floor((T * 2) / 3);
+
 describe('connection states', () => {
   it('start gives CONNECTED, once', async () => {
     server = startServer();
@@ -57,26 +77,28 @@ describe('connection states', () => {
     expect(server.sessions()[0]!.ephemerals).toEqual(['/eph']);
   });
 
-  it('silence past the timeout: SUSPENDED, LOST by the deadline (+500 ms), RECONNECTED with a new session', async () => {
-    server = startServer();
-    const { client, states, timeline } = await open({ sessionTimeoutMs: 1000 });
+  it('silence past the timeout: SUSPENDED, LOST at the deadline, RECONNECTED with a new session', async () => {
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client, states } = await open({ sessionTimeoutMs: 1000, clock });
+    const at = stateTimes(client, clock);
     await client.create('/eph', null, { mode: CreateMode.EPHEMERAL });
     const oldId = client.sessionId;
     const T = client.negotiatedTimeoutMs;
     expect(T).toBe(1000);
     // The last request the server answers is this one: the LOST deadline is its send time + T.
-    const sentAt = performance.now();
+    const sentAt = clock.now();
     await client.exists('/eph');
     server.silence(oldId, 4000);
-    const lostAt = await client.waitForState(LOST, { timeoutMs: 5000 }).then(() => performance.now());
-    // The deadline is at least sentAt + T (that request was answered) and at most the send time of
-    // the last answered ping or request + T, which is before the silence began.
-    expect(lostAt - sentAt).toBeGreaterThanOrEqual(T - 5);
-    expect(lostAt - sentAt).toBeLessThanOrEqual(T + 500);
-    const suspendedAt = timeline.find(([s]) => s === SUSPENDED)![1];
-    const lostAtRel = timeline.find(([s]) => s === LOST)![1];
-    expect(suspendedAt).toBeLessThan(lostAtRel);
-    await client.waitForState(RECONNECTED, { timeoutMs: 5000 });
+    await clock.advance(T - 1);
+    expect(client.state).toBe(SUSPENDED);
+    await clock.advance(1);
+    // SUSPENDED after R without a reply, LOST exactly at sentAt + T (that request was the last answered).
+    expect(at).toEqual([
+      [SUSPENDED, sentAt + readTimeoutOf(T)],
+      [LOST, sentAt + T],
+    ]);
+    await clock.advanceUntil(() => client.state === RECONNECTED);
     expect(states).toEqual([CONNECTED, SUSPENDED, LOST, RECONNECTED]);
     expect(client.sessionId).not.toBe(0n);
     expect(client.sessionId).not.toBe(oldId);
@@ -84,22 +106,28 @@ describe('connection states', () => {
     // The old session is gone from the server, and its ephemeral with it (once it expires there).
     let deleted!: () => void;
     const ephDeleted = new Promise<void>((resolve) => (deleted = resolve));
-    if ((await client.exists('/eph', { watch: () => deleted() })) !== null) await ephDeleted;
+    if ((await client.exists('/eph', { watch: () => deleted() })) !== null) {
+      const gone = settledFlag(ephDeleted);
+      await clock.advanceUntil(() => gone.done);
+    }
     expect(server.sessions().some((s) => s.sessionId === oldId)).toBe(false);
     expect(await client.exists('/eph')).toBeNull();
   });
 
-  it('LOST lands within 500 ms of the deadline measured from the client side', async () => {
-    server = startServer();
-    const { client, timeline } = await open({ sessionTimeoutMs: 800 });
+  it('LOST lands at the deadline measured from the client side', async () => {
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client, timeline } = await open({ sessionTimeoutMs: 800, clock });
     const T = client.negotiatedTimeoutMs;
-    const before = performance.now();
+    const before = clock.now();
     await client.sync('/');
     server.silence(client.sessionId, 3000);
-    await client.waitForState(LOST, { timeoutMs: 4000 });
-    const lost = performance.now();
-    // deadline <= (time of the last answered send) + T <= (time the silence began) + T
-    expect(lost - before).toBeLessThanOrEqual(T + 500 + 50);
+    // deadline = (send time of the last answered request: the sync) + T
+    await clock.advance(T - 1);
+    expect(client.state).toBe(SUSPENDED);
+    await clock.advance(1);
+    expect(client.state).toBe(LOST);
+    expect(clock.now() - before).toBe(T);
     expect(timeline.map(([s]) => s)).toEqual([CONNECTED, SUSPENDED, LOST]);
   });
 
@@ -119,17 +147,28 @@ describe('connection states', () => {
     expect(await client.exists('/eph')).toBeNull();
   });
 
-  it('a server down for longer than the timeout: LOST by the deadline, then a new session once it is back', async () => {
-    server = startServer();
-    const { client, states } = await open({ sessionTimeoutMs: 1000 });
+  it('a server down for longer than the timeout: LOST at the deadline, then a new session once it is back', async () => {
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client, states } = await open({ sessionTimeoutMs: 1000, clock });
+    const at = stateTimes(client, clock);
     const oldId = client.sessionId;
-    const before = performance.now();
+    const before = clock.now();
     await client.sync('/');
     const restarted = server.restart(1600);
-    await client.waitForState(LOST, { timeoutMs: 3000 });
-    expect(performance.now() - before).toBeLessThanOrEqual(1000 + 500);
+    await clock.advance(1000);
+    // SUSPENDED when the server closes the connection, LOST at the sync's send time + T.
+    expect(at).toEqual([
+      [SUSPENDED, before],
+      [LOST, before + 1000],
+    ]);
+    await clock.advance(600);
     await restarted;
-    await client.waitForState(RECONNECTED, { timeoutMs: 3000 });
+    await clock.advanceUntil(() => client.state === RECONNECTED, { stepMs: 1 });
+    // Back at 1600 ms; the attempt then pending waits at most the backoff cap, min(1 s, T/3).
+    const reconnectedAt = at.find(([s]) => s === RECONNECTED)![1] - before;
+    expect(reconnectedAt).toBeGreaterThanOrEqual(1600);
+    expect(reconnectedAt).toBeLessThanOrEqual(1600 + Math.floor(1000 / 3));
     expect(states).toEqual([CONNECTED, SUSPENDED, LOST, RECONNECTED]);
     expect(client.previousSessionIds).toEqual([oldId]);
     expect(server.sessions().map((s) => s.sessionId)).toEqual([client.sessionId]);
