@@ -132,15 +132,24 @@ describe('connection states', () => {
   });
 
   it('expireSession while disconnected gives LOST on reconnect, then RECONNECTED', async () => {
-    server = startServer();
-    const { client, states } = await open({ sessionTimeoutMs: 2000 });
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client, states } = await open({ sessionTimeoutMs: 2000, clock });
+    const at = stateTimes(client, clock);
     await client.create('/eph', null, { mode: CreateMode.EPHEMERAL });
     const oldId = client.sessionId;
+    const t0 = clock.now();
     const restarted = server.restart(300); // every connection closes; new ones refused for 300 ms
-    await client.waitForState(SUSPENDED, { timeoutMs: 2000 });
+    await clock.advance(0);
+    expect(client.state).toBe(SUSPENDED);
     expect(server.expireSession(oldId)).toBe(true);
+    await clock.advance(300);
     await restarted;
-    await client.waitForState(RECONNECTED, { timeoutMs: 5000 });
+    await clock.advanceUntil(() => client.state === RECONNECTED, { stepMs: 1 });
+    // LOST on the first handshake after the restart: within one backoff cap, min(1 s, T/3), of it.
+    const lostAt = at.find(([s]) => s === LOST)![1] - t0;
+    expect(lostAt).toBeGreaterThanOrEqual(300);
+    expect(lostAt).toBeLessThanOrEqual(300 + Math.floor(2000 / 3));
     expect(states).toEqual([CONNECTED, SUSPENDED, LOST, RECONNECTED]);
     expect(client.sessionId).not.toBe(oldId);
     expect(client.previousSessionIds).toEqual([oldId]);
@@ -175,35 +184,54 @@ describe('connection states', () => {
   });
 
   it('operations issued while SUSPENDED wait for the reconnect', async () => {
-    server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
     await client.create('/n', 'v');
     const restarted = server.restart(300);
-    await client.waitForState(SUSPENDED);
+    await clock.advance(0);
+    expect(client.state).toBe(SUSPENDED);
     const pending = client.getData('/n');
+    const answered = settledFlag(pending);
+    await clock.advance(300);
     await restarted;
+    await clock.advanceUntil(() => answered.done, { stepMs: 1 });
+    expect(client.state).toBe(RECONNECTED);
     expect((await pending).data.toString()).toBe('v');
   });
 
   it('operations fail with ConnectionLoss after connectionTimeoutMs when the retry policy gives up', async () => {
-    server = startServer();
-    const { client } = await open({ connectionTimeoutMs: 300, retryPolicy: RetryPolicies.none() });
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ connectionTimeoutMs: 300, retryPolicy: RetryPolicies.none(), clock });
     void server.restart(5000);
-    await client.waitForState(SUSPENDED);
-    const t0 = performance.now();
-    await expect(client.getData('/')).rejects.toBeInstanceOf(ConnectionLossError);
-    const waited = performance.now() - t0;
-    expect(waited).toBeGreaterThanOrEqual(280);
-    expect(waited).toBeLessThan(1500);
+    await clock.advance(0);
+    expect(client.state).toBe(SUSPENDED);
+    const op = client.getData('/');
+    const failed = settledFlag(op);
+    const rejected = expect(op).rejects.toBeInstanceOf(ConnectionLossError);
+    // It waits exactly connectionTimeoutMs for a connection.
+    await clock.advance(299);
+    expect(failed.done).toBe(false);
+    await clock.advance(1);
+    expect(failed.done).toBe(true);
+    await rejected;
   });
 
   it('a request in flight when the session is lost fails with SessionExpired (never retried)', async () => {
-    server = startServer();
-    const { client } = await open({ sessionTimeoutMs: 600, retryPolicy: RetryPolicies.forever(50), connectionTimeoutMs: 5000 });
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ sessionTimeoutMs: 600, retryPolicy: RetryPolicies.forever(50), connectionTimeoutMs: 5000, clock });
     server.silence(client.sessionId, 3000);
     const op = client.getData('/');
-    await expect(op).rejects.toBeInstanceOf(SessionExpiredError);
-    expect(client.state === LOST || client.state === RECONNECTED).toBe(true);
+    const failed = settledFlag(op);
+    const rejected = expect(op).rejects.toBeInstanceOf(SessionExpiredError);
+    // It fails at the LOST deadline: T after the handshake's send time, the last answered send.
+    await clock.advance(599);
+    expect(failed.done).toBe(false);
+    await clock.advance(1);
+    await rejected;
+    expect(client.state).toBe(LOST);
   });
 
   it('state events are delivered in order even when a listener causes the next one', async () => {
@@ -236,14 +264,26 @@ describe('connection states', () => {
   });
 
   it('start rejects on timeout when no server answers, and can be retried', async () => {
-    server = startServer();
+    const clock = new ManualClock();
+    server = startServer({ clock });
     const paused = server.pause(600);
     const { createClient } = await import('../src/index.js');
-    const client = createClient({ transport: server.transport(), sessionTimeoutMs: 1000, connectionTimeoutMs: 200 });
+    const client = createClient({ transport: server.transport(), sessionTimeoutMs: 1000, connectionTimeoutMs: 200, clock });
     clients.push(client);
-    await expect(client.start()).rejects.toMatchObject({ name: 'TimeoutError' });
+    const first = client.start();
+    const gaveUp = settledFlag(first);
+    const rejected = expect(first).rejects.toMatchObject({ name: 'TimeoutError' });
+    // It gives up at exactly connectionTimeoutMs.
+    await clock.advance(199);
+    expect(gaveUp.done).toBe(false);
+    await clock.advance(1);
+    await rejected;
+    await clock.advance(400);
     await paused;
-    await client.start({ timeoutMs: 3000 });
+    const again = client.start({ timeoutMs: 3000 });
+    const started = settledFlag(again);
+    await clock.advanceUntil(() => started.done, { stepMs: 1 });
+    await again;
     expect(client.state).toBe(CONNECTED);
   });
 
