@@ -11,7 +11,7 @@ import {
   type PersistentWatchEvent,
   type WatchEvent,
 } from '../src/index.js';
-import { EventLog } from '@tenure/testing';
+import { EventLog, ManualClock } from '@tenure/testing';
 import { connect, startServer } from './harness.js';
 
 let server: EmbeddedServer;
@@ -57,9 +57,10 @@ describe('one-shot watches', () => {
   });
 
   it('a watch set before dropConnection fires after the reconnect for a change made while away', async () => {
-    server = startServer();
-    const { client: c, states } = await open({ sessionTimeoutMs: 1500 });
-    const { client: other } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client: c, states } = await open({ sessionTimeoutMs: 1500, clock });
+    const { client: other } = await open({ clock });
     await other.create('/d', 'v0');
     await other.create('/k');
     const events = new EventLog<string>();
@@ -68,13 +69,21 @@ describe('one-shot watches', () => {
     await c.getChildren('/k', { watch: log });
     expect(await c.exists('/later', { watch: log })).toBeNull();
     away(c, 1200); // read timeout 1000 ms, LOST deadline 1500 ms
-    await c.waitForState(ConnectionState.SUSPENDED);
+    // The drop is not heard through the silence: the read timeout tells.
+    await clock.advance(999);
+    expect(c.state).toBe(ConnectionState.CONNECTED);
+    await clock.advance(1);
+    expect(c.state).toBe(ConnectionState.SUSPENDED);
     // While the client is away (its server-side watches died with its connection):
     await other.setData('/d', 'v1');
     await other.create('/k/new');
     await other.create('/later');
     expect(events).toEqual([]);
-    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    // The handshake waiting out the silence is answered as it ends, before the LOST deadline.
+    await clock.advance(199);
+    expect(c.state).toBe(ConnectionState.SUSPENDED);
+    await clock.advance(1);
+    expect(c.state).toBe(ConnectionState.RECONNECTED);
     await events.atLeast(3, { timeoutMs: 3000 });
     expect(events.sort()).toEqual(['NodeChildrenChanged /k', 'NodeCreated /later', 'NodeDataChanged /d']);
     expect(states).toEqual([ConnectionState.CONNECTED, ConnectionState.SUSPENDED, ConnectionState.RECONNECTED]);
@@ -105,15 +114,20 @@ describe('one-shot watches', () => {
   });
 
   it('survive LOST: re-registered on the new session', async () => {
-    server = startServer();
-    const { client: c } = await open({ sessionTimeoutMs: 600 });
-    const { client: other } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client: c } = await open({ sessionTimeoutMs: 600, clock });
+    const { client: other } = await open({ clock });
     await other.create('/s', 'v');
     const events = new EventLog<string>();
     await c.getData('/s', { watch: (e) => void events.push(e.type) });
     server.silence(c.sessionId, 3000);
-    await c.waitForState(ConnectionState.LOST);
-    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    // LOST at the getData's send time (the last answered) + T.
+    await clock.advance(599);
+    expect(c.state).toBe(ConnectionState.SUSPENDED);
+    await clock.advance(1);
+    expect(c.state).toBe(ConnectionState.LOST);
+    await clock.advanceUntil(() => c.state === ConnectionState.RECONNECTED);
     await other.setData('/s', 'w');
     await events.atLeast(1);
     expect(events).toEqual(['NodeDataChanged']);
@@ -142,9 +156,10 @@ describe('one-shot watches', () => {
 
 describe('persistent watches', () => {
   it('a recursive watch resumes after a reconnect and yields reset after LOST', async () => {
-    server = startServer();
-    const { client: c } = await open({ sessionTimeoutMs: 600 });
-    const { client: other } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client: c } = await open({ sessionTimeoutMs: 600, clock });
+    const { client: other } = await open({ clock });
     await other.create('/r');
     const watch = await c.addWatch('/r', { recursive: true });
     const got = new EventLog<PersistentWatchEvent>();
@@ -157,13 +172,19 @@ describe('persistent watches', () => {
     expect(got.map((e) => `${e.type} ${e.path}`)).toEqual(['NodeCreated /r/a', 'NodeDataChanged /r/a']);
 
     server.dropConnection(c.sessionId);
-    await c.waitForState(ConnectionState.RECONNECTED);
+    await clock.advanceUntil(() => c.state === ConnectionState.RECONNECTED, { stepMs: 1 });
     await other.create('/r/a/b');
     await got.until((log) => log.some((e) => e.path === '/r/a/b'), { timeoutMs: 3000 });
 
+    const lastAnswered = clock.now();
+    await c.sync('/');
     server.silence(c.sessionId, 3000);
-    await c.waitForState(ConnectionState.LOST);
-    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await clock.advance(599);
+    expect(c.state).toBe(ConnectionState.SUSPENDED);
+    await clock.advance(1);
+    expect(c.state).toBe(ConnectionState.LOST);
+    expect(clock.now()).toBe(lastAnswered + 600);
+    await clock.advanceUntil(() => c.state === ConnectionState.RECONNECTED);
     await got.until((log) => log.some((e) => e.type === 'reset'), { timeoutMs: 3000 });
     expect(got.filter((e) => e.type === 'reset')).toEqual([{ type: 'reset', path: '/r', reason: 'LOST' }]);
     await other.delete('/r/a/b');
@@ -174,15 +195,19 @@ describe('persistent watches', () => {
   });
 
   it('reports reset after a reconnect when the server moved on meanwhile', async () => {
-    server = startServer();
-    const { client: c } = await open({ sessionTimeoutMs: 1500 });
-    const { client: other } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client: c } = await open({ sessionTimeoutMs: 1500, clock });
+    const { client: other } = await open({ clock });
     const got = new EventLog<PersistentWatchEvent>();
     const watch = await c.addWatch('/p', { listener: (e) => got.push(e) });
     away(c, 1200);
-    await c.waitForState(ConnectionState.SUSPENDED);
+    // SUSPENDED at the read timeout (1000 ms), back as the silence ends.
+    await clock.advance(1000);
+    expect(c.state).toBe(ConnectionState.SUSPENDED);
     await other.create('/p'); // missed: persistent watches get no catch-up events
-    await c.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
+    await clock.advance(200);
+    expect(c.state).toBe(ConnectionState.RECONNECTED);
     await got.atLeast(1);
     expect(got).toEqual([{ type: 'reset', path: '/p', reason: 'RECONNECTED' }]);
     await other.setData('/p', 'x');
