@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ClosedError, ConnectionState, type Client } from '@tenure/client';
 import { NodeCache, TreeCache, type CacheEvent } from '../src/index.js';
-import { EventLog, nextEvent, settle } from '@tenure/testing';
-import { connect, serverTree, serverWatches, sleep, startServer, treeDiff } from './harness.js';
+import { EventLog, ManualClock, nextEvent, settle } from '@tenure/testing';
+import { connect, serverTree, serverWatches, startServer, treeDiff } from './harness.js';
 
 let server: EmbeddedServer;
 const clients: Client[] = [];
@@ -125,9 +125,10 @@ describe.each([
   });
 
   it('after LOST it re-syncs and emits only the real differences', async () => {
-    server = startServer();
-    const { client } = await open();
-    const { client: writer } = await open({ sessionTimeoutMs: 4000 });
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
+    const { client: writer } = await open({ sessionTimeoutMs: 4000, clock });
     await writer.create('/r', null);
     for (let i = 0; i < 30; i++) await writer.create(`/r/n${i}`, `v${i}`);
     const cache = new TreeCache(client, '/r', { persistentWatches });
@@ -135,26 +136,35 @@ describe.each([
     await cache.start({ timeoutMs: 3000 });
     const log = record(cache);
     const T = client.negotiatedTimeoutMs;
+    const R = Math.floor((T * 2) / 3); // the client's read timeout
+    const lastAnswered = clock.now();
+    await client.sync('/');
     partition(client, T + 600);
-    await client.waitForState(ConnectionState.SUSPENDED, { timeoutMs: 3000 });
+    // The drop is not heard through the silence: SUSPENDED at the read timeout, LOST at the deadline.
+    await clock.advance(R);
+    expect(client.state).toBe(ConnectionState.SUSPENDED);
     await writer.setData('/r/n1', 'changed');
     await writer.delete('/r/n2');
     await writer.create('/r/n99', 'new');
     await writer.delete('/r/n3');
     await writer.create('/r/n3', 'v3'); // same data, a new node: a real difference (czxid)
-    await client.waitForState(ConnectionState.LOST, { timeoutMs: T + 2000 });
-    await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 5000 });
+    await clock.advance(lastAnswered + T - 1 - clock.now());
+    expect(client.state).toBe(ConnectionState.SUSPENDED);
+    await clock.advance(1);
+    expect(client.state).toBe(ConnectionState.LOST);
+    await clock.advanceUntil(() => client.state === ConnectionState.RECONNECTED);
     await log.atLeast(4, { timeoutMs: 3000 });
     expect(treeDiff(cache, serverTree(server, '/r'))).toEqual([]);
-    await sleep(100); // the re-sync has no end event: any fifth event would come within this
+    await clock.advance(100); // the re-sync has no end event: any fifth event would come within this
 
     expect(log.sort()).toEqual(['changed /r/n1 changed', 'changed /r/n3 v3', 'created /r/n99 new', 'deleted /r/n2']);
   });
 
   it('NodeCache follows one node through create, change, delete and session loss', async () => {
-    server = startServer();
-    const { client } = await open();
-    const { client: writer } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
+    const { client: writer } = await open({ clock });
     const cache = new NodeCache(client, '/one', { persistentWatches });
     caches.push(cache);
     const log = record(cache);
@@ -168,7 +178,7 @@ describe.each([
     await log.until((l) => l.includes('changed /one b'));
     expect(cache.current?.data.toString()).toBe('b');
     server.expireSession(client.sessionId);
-    await client.waitForState(ConnectionState.RECONNECTED, { timeoutMs: 3000 });
+    await clock.advanceUntil(() => client.state === ConnectionState.RECONNECTED, { stepMs: 1 });
     await writer.setData('/one', 'c');
     await log.until((l) => l.includes('changed /one c'));
     expect(cache.current?.data.toString()).toBe('c');
@@ -245,8 +255,9 @@ describe('TreeCache listeners', () => {
 
 describe('TreeCache and its client', () => {
   it('a client closed during the first load ends the wait with ClosedError', async () => {
-    server = startServer();
-    const { client } = await open();
+    const clock = new ManualClock();
+    server = startServer({ clock });
+    const { client } = await open({ clock });
     await client.create('/cl', 'x');
     partition(client, 5000); // the load cannot finish
     const cache = new TreeCache(client, '/cl');
@@ -254,7 +265,15 @@ describe('TreeCache and its client', () => {
     const starting = cache.start({ timeoutMs: 60_000 });
     const outcome = expect(starting).rejects.toBeInstanceOf(ClosedError);
     await settle(); // the first reads are sent (and held by the partition)
-    await client.close();
+    // close() waits at most the read timeout for closeSession's answer, which the partition holds.
+    const R = Math.floor((client.negotiatedTimeoutMs * 2) / 3);
+    let closed = false;
+    const closing = client.close().then(() => (closed = true));
+    await clock.advance(R - 1);
+    expect(closed).toBe(false);
+    await clock.advance(1);
+    expect(closed).toBe(true);
+    await closing;
     await outcome;
     await settle();
     expect(cache.initialized).toBe(false); // failed reads are no load
