@@ -1,5 +1,5 @@
 /** Options of the embedded server, with ZooKeeper's defaults. */
-import { DEFAULT_MAX_BUFFER, type Clock } from '@tenure/protocol';
+import { DEFAULT_MAX_BUFFER, type Clock, InvalidArgumentError } from '@tenure/protocol';
 import type { DataDirOptions, SnapshotInfo } from './storage/data-dir-storage.js';
 
 /** What the durable storage reports: each group commit, each snapshot on disk, and a failure to write or sync the log. */
@@ -99,12 +99,12 @@ export interface ResolvedOptions {
 }
 
 function count(name: string, v: number): number {
-  if (!Number.isInteger(v) || v < 0) throw new RangeError(`${name} must be a whole number >= 0, got ${v}`);
+  if (!Number.isInteger(v) || v < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0, got ${v}`);
   return v;
 }
 
 function positive(name: string, v: number): number {
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a positive number, got ${v}`);
+  if (!Number.isFinite(v) || v <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got ${v}`);
   return v;
 }
 
@@ -113,7 +113,7 @@ export function resolveOptions(o: EmbeddedServerOptions = {}): ResolvedOptions {
   const minSessionTimeoutMs = positive('minSessionTimeoutMs', o.minSessionTimeoutMs ?? 2 * tickMs);
   const maxSessionTimeoutMs = positive('maxSessionTimeoutMs', o.maxSessionTimeoutMs ?? 20 * tickMs);
   if (maxSessionTimeoutMs < minSessionTimeoutMs) {
-    throw new RangeError(`maxSessionTimeoutMs (${maxSessionTimeoutMs}) is below minSessionTimeoutMs (${minSessionTimeoutMs})`);
+    throw new InvalidArgumentError(`maxSessionTimeoutMs (${maxSessionTimeoutMs}) is below minSessionTimeoutMs (${minSessionTimeoutMs})`);
   }
   return {
     name: o.name ?? 'embedded',

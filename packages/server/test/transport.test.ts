@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import {
   AbortError,
+  InvalidArgumentError,
   AddWatchMode,
   ConnectionLossError,
   CreateMode,
@@ -203,7 +204,7 @@ describe('in-process transport', () => {
   });
 
   test('options are checked', () => {
-    expect(() => createEmbeddedServer({ tickMs: 0 })).toThrow(RangeError);
-    expect(() => createEmbeddedServer({ minSessionTimeoutMs: 5000, maxSessionTimeoutMs: 1000 })).toThrow(RangeError);
+    expect(() => createEmbeddedServer({ tickMs: 0 })).toThrow(InvalidArgumentError);
+    expect(() => createEmbeddedServer({ minSessionTimeoutMs: 5000, maxSessionTimeoutMs: 1000 })).toThrow(InvalidArgumentError);
   });
 });

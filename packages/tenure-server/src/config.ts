@@ -150,9 +150,9 @@ export function defaultSettings(): ServerSettings {
 
 function int(min: number, max = Number.MAX_SAFE_INTEGER): (v: string) => number {
   return (v) => {
-    if (!/^-?\d+$/.test(v)) throw new Error(`${JSON.stringify(v)} is not a whole number`);
+    if (!/^-?\d+$/.test(v)) throw new ConfigError(`${JSON.stringify(v)} is not a whole number`);
     const n = Number(v);
-    if (n < min || n > max) throw new Error(`${n} is out of range (${min}…${max === Number.MAX_SAFE_INTEGER ? '' : max})`);
+    if (n < min || n > max) throw new ConfigError(`${n} is out of range (${min}…${max === Number.MAX_SAFE_INTEGER ? '' : max})`);
     return n;
   };
 }
@@ -161,14 +161,14 @@ function bool(v: string): boolean {
   const s = v.toLowerCase();
   if (s === 'yes' || s === 'true') return true;
   if (s === 'no' || s === 'false') return false;
-  throw new Error(`${JSON.stringify(v)} is not yes/no or true/false`);
+  throw new ConfigError(`${JSON.stringify(v)} is not yes/no or true/false`);
 }
 function nonEmpty(v: string): string {
-  if (v === '') throw new Error('is empty');
+  if (v === '') throw new ConfigError('is empty');
   return v;
 }
 function urlPath(v: string): string {
-  if (!v.startsWith('/')) throw new Error(`${JSON.stringify(v)} does not start with /`);
+  if (!v.startsWith('/')) throw new ConfigError(`${JSON.stringify(v)} does not start with /`);
   return v;
 }
 function origins(v: string): readonly string[] {
@@ -176,7 +176,7 @@ function origins(v: string): readonly string[] {
     .split(',')
     .map((o) => o.trim())
     .filter((o) => o !== '');
-  if (list.length === 0) throw new Error('is empty');
+  if (list.length === 0) throw new ConfigError('is empty');
   for (const o of list) {
     let ok = false;
     try {
@@ -184,7 +184,7 @@ function origins(v: string): readonly string[] {
     } catch {
       // not a URL
     }
-    if (!ok) throw new Error(`${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
+    if (!ok) throw new ConfigError(`${JSON.stringify(o)} is not an origin (scheme://host[:port])`);
   }
   return list;
 }
@@ -196,7 +196,7 @@ function words(v: string): readonly string[] | '*' {
   if (list.includes('*')) return '*';
   const bad = list.filter((w) => !FOUR_LETTER_WORDS.includes(w));
   if (bad.length > 0)
-    throw new Error(`${bad.map((w) => JSON.stringify(w)).join(', ')} not a four-letter word (${FOUR_LETTER_WORDS.join(', ')}, or *)`);
+    throw new ConfigError(`${bad.map((w) => JSON.stringify(w)).join(', ')} not a four-letter word (${FOUR_LETTER_WORDS.join(', ')}, or *)`);
   return list;
 }
 
@@ -218,7 +218,7 @@ const sslKey = (name: string, help: string, check: (v: string) => string = nonEm
 });
 function oneOf(...values: string[]): (v: string) => string {
   return (v) => {
-    if (!values.includes(v.toLowerCase())) throw new Error(`${JSON.stringify(v)} is not ${values.join(', ')}`);
+    if (!values.includes(v.toLowerCase())) throw new ConfigError(`${JSON.stringify(v)} is not ${values.join(', ')}`);
     return v;
   };
 }
@@ -367,7 +367,7 @@ export const KEYS: readonly ConfigKey[] = [
     help: 'PrometheusMetricsProvider: metrics on metricsProvider.httpPort (default 7000)',
     apply: (s, v) => {
       if (!v.endsWith('PrometheusMetricsProvider'))
-        throw new Error(`${JSON.stringify(v)}: only org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider is served`);
+        throw new ConfigError(`${JSON.stringify(v)}: only org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider is served`);
       s.metricsPort ??= 7000;
     },
   },

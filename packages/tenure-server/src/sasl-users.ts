@@ -36,7 +36,7 @@ function tokens(text: string): Token[] {
       i = end === -1 ? text.length : end;
     } else if (text.startsWith('/*', i)) {
       const end = text.indexOf('*/', i + 2);
-      if (end === -1) throw new Error('an unterminated /* comment');
+      if (end === -1) throw new ConfigError('an unterminated /* comment');
       i = end + 2;
     } else if (c === '"') {
       let s = '';
@@ -45,7 +45,7 @@ function tokens(text: string): Token[] {
         if (text[i] === '\\' && i + 1 < text.length) i++;
         s += text[i++];
       }
-      if (i >= text.length) throw new Error('an unterminated quoted value');
+      if (i >= text.length) throw new ConfigError('an unterminated quoted value');
       i++;
       out.push({ kind: 'string', text: s });
     } else if ('{};='.includes(c)) {
@@ -66,32 +66,32 @@ export function parseJaas(text: string): Map<string, JaasEntry[]> {
   let i = 0;
   const next = (what: string): Token => {
     const tok = t[i++];
-    if (tok === undefined) throw new Error(`the file ends where ${what} was expected`);
+    if (tok === undefined) throw new ConfigError(`the file ends where ${what} was expected`);
     return tok;
   };
   const expectPunct = (p: string): void => {
     const tok = next(`"${p}"`);
-    if (tok.kind !== 'punct' || tok.text !== p) throw new Error(`expected "${p}", found ${JSON.stringify(tok.text)}`);
+    if (tok.kind !== 'punct' || tok.text !== p) throw new ConfigError(`expected "${p}", found ${JSON.stringify(tok.text)}`);
   };
   const sections = new Map<string, JaasEntry[]>();
   while (i < t.length) {
     const name = next('a section name');
-    if (name.kind !== 'word') throw new Error(`expected a section name, found ${JSON.stringify(name.text)}`);
+    if (name.kind !== 'word') throw new ConfigError(`expected a section name, found ${JSON.stringify(name.text)}`);
     expectPunct('{');
     const entries: JaasEntry[] = [];
     while (!(t[i]?.kind === 'punct' && t[i]!.text === '}')) {
       const loginModule = next('a login module class');
       if (loginModule.kind !== 'word')
-        throw new Error(`expected a login module class in ${name.text}, found ${JSON.stringify(loginModule.text)}`);
+        throw new ConfigError(`expected a login module class in ${name.text}, found ${JSON.stringify(loginModule.text)}`);
       const flag = next('a control flag');
-      if (flag.kind !== 'word') throw new Error(`expected a control flag after ${loginModule.text}`);
+      if (flag.kind !== 'word') throw new ConfigError(`expected a control flag after ${loginModule.text}`);
       const options: Record<string, string> = {};
       while (!(t[i]?.kind === 'punct' && t[i]!.text === ';')) {
         const key = next('an option or ";"');
-        if (key.kind !== 'word') throw new Error(`expected an option name in ${name.text}, found ${JSON.stringify(key.text)}`);
+        if (key.kind !== 'word') throw new ConfigError(`expected an option name in ${name.text}, found ${JSON.stringify(key.text)}`);
         expectPunct('=');
         const value = next(`the value of ${key.text}`);
-        if (value.kind === 'punct') throw new Error(`expected the value of ${key.text}, found ${JSON.stringify(value.text)}`);
+        if (value.kind === 'punct') throw new ConfigError(`expected the value of ${key.text}, found ${JSON.stringify(value.text)}`);
         options[key.text] = value.text;
       }
       i++; // ;
@@ -107,18 +107,18 @@ export function parseJaas(text: string): Map<string, JaasEntry[]> {
 /** The DIGEST-MD5 users of a JAAS file's Server section (`user_bob="secret"` → bob: secret). */
 export function jaasServerUsers(text: string, section = JAAS_SERVER_SECTION): Record<string, string> {
   const entries = parseJaas(text).get(section);
-  if (entries === undefined) throw new Error(`it has no ${section} section (the section ZooKeeper's server reads)`);
+  if (entries === undefined) throw new ConfigError(`it has no ${section} section (the section ZooKeeper's server reads)`);
   const digest = entries.filter((e) => e.loginModule.endsWith('DigestLoginModule'));
   if (digest.length === 0) {
     const others = entries.map((e) => e.loginModule).join(', ');
-    throw new Error(
+    throw new ConfigError(
       `its ${section} section has no DigestLoginModule entry (${others || 'no entries'}); tenure-server serves DIGEST-MD5 only`,
     );
   }
   const users: Record<string, string> = {};
   for (const e of digest) for (const [k, v] of Object.entries(e.options)) if (k.startsWith('user_') && k.length > 5) users[k.slice(5)] = v;
   if (Object.keys(users).length === 0)
-    throw new Error(`its ${section} section's DigestLoginModule has no user_<name>="<password>" options`);
+    throw new ConfigError(`its ${section} section's DigestLoginModule has no user_<name>="<password>" options`);
   return users;
 }
 
@@ -126,7 +126,7 @@ export function jaasServerUsers(text: string, section = JAAS_SERVER_SECTION): Re
 export function usersFileUsers(text: string): Record<string, string> {
   const users: Record<string, string> = {};
   for (const e of parseProperties(text)) users[e.key] = e.value;
-  if (Object.keys(users).length === 0) throw new Error('it has no name=password lines');
+  if (Object.keys(users).length === 0) throw new ConfigError('it has no name=password lines');
   return users;
 }
 

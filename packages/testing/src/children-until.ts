@@ -2,7 +2,7 @@
  * Waiting for a node's children to reach a state by following its child watch, not by polling:
  * each read sets the watch, and the next read happens only when the watch fires.
  */
-import { NoNodeError, WatcherType, type Client } from '@tenure/client';
+import { NoNodeError, TimeoutError, WatcherType, type Client } from '@tenure/client';
 
 export interface ChildrenUntilOptions {
   /** Real milliseconds before rejecting with the last listing seen (default 10,000). */
@@ -24,7 +24,8 @@ export async function childrenUntil(
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`timed out after ${timeoutMs} ms waiting for the children of ${path}; last seen: ${JSON.stringify(last)}`)),
+      () =>
+        reject(new TimeoutError(`timed out after ${timeoutMs} ms waiting for the children of ${path}; last seen: ${JSON.stringify(last)}`)),
       timeoutMs,
     );
   });

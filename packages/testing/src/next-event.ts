@@ -2,6 +2,7 @@
  * Awaiting the event that causes a condition, instead of polling for the condition: the listener
  * is attached when `nextEvent` is called, so call it before the action that triggers the event.
  */
+import { asError, TimeoutError } from '@tenure/protocol';
 
 // Emitters type their listeners every which way; `any` lets each of them in.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -42,7 +43,7 @@ export function nextEvent<T = unknown>(
         matched = predicate ? predicate(value, ...rest) : true;
       } catch (err) {
         detach();
-        reject(err instanceof Error ? err : new Error(String(err)));
+        reject(asError(err));
         return;
       }
       if (!matched) return;
@@ -51,7 +52,9 @@ export function nextEvent<T = unknown>(
     };
     const timer = setTimeout(() => {
       detach();
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for the '${name}' event${predicate ? ' matching the predicate' : ''}`));
+      reject(
+        new TimeoutError(`timed out after ${timeoutMs} ms waiting for the '${name}' event${predicate ? ' matching the predicate' : ''}`),
+      );
     }, timeoutMs);
     timer.unref?.();
     emitter.on(name, listener);

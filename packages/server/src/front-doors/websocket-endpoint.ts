@@ -4,6 +4,7 @@
  * checks browser origins, bounds message size, and pings every peer so that a dead one is closed;
  * and the rule that a message carries exactly one ZooKeeper frame.
  */
+import { InvalidArgumentError } from '@tenure/protocol';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { createServer as createHttpsServer } from 'node:https';
@@ -70,10 +71,10 @@ export class WebSocketEndpoint {
     tls?: TlsOptions,
   ) {
     this.path = options.path ?? DEFAULT_WEBSOCKET_PATH;
-    if (!this.path.startsWith('/')) throw new TypeError(`webSocket.path must start with '/', got ${JSON.stringify(this.path)}`);
+    if (!this.path.startsWith('/')) throw new InvalidArgumentError(`webSocket.path must start with '/', got ${JSON.stringify(this.path)}`);
     this.origins = options.origins === undefined ? undefined : new Set(options.origins.map(normaliseOrigin));
     const pingMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
-    if (!(pingMs > 0)) throw new RangeError(`webSocket.pingIntervalMs must be > 0, got ${pingMs}`);
+    if (!(pingMs > 0)) throw new InvalidArgumentError(`webSocket.pingIntervalMs must be > 0, got ${pingMs}`);
     this.wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: true });
     const notUpgraded = (_req: IncomingMessage, res: ServerResponse): void => {
       res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end('WebSocket only\n');

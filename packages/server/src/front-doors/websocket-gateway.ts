@@ -13,7 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import type { TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
-import { FrameReader, frame } from '@tenure/protocol';
+import { FrameReader, frame, InvalidArgumentError } from '@tenure/protocol';
 import type { Logger } from '../options.js';
 import type { BindOptions, WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 import { WebSocketEndpoint, frameProblem, messageBuffer } from './websocket-endpoint.js';
@@ -88,23 +88,24 @@ interface Target {
 /** The servers from `hosts` or `connectString`; TypeError for none, a chroot or a bad entry. */
 export function gatewayTargets(options: Pick<WebSocketGatewayOptions, 'hosts' | 'connectString'>): Target[] {
   const { hosts, connectString } = options;
-  if ((hosts === undefined) === (connectString === undefined)) throw new TypeError('createWebSocketGateway: give hosts or connectString');
+  if ((hosts === undefined) === (connectString === undefined))
+    throw new InvalidArgumentError('createWebSocketGateway: give hosts or connectString');
   if (connectString !== undefined && connectString.includes('/')) {
-    throw new TypeError("createWebSocketGateway: a chroot cannot be applied frame for frame; use the client's namespace");
+    throw new InvalidArgumentError("createWebSocketGateway: a chroot cannot be applied frame for frame; use the client's namespace");
   }
   const entries = (hosts ?? connectString!.split(',')).map((h) => h.trim()).filter((h) => h !== '');
-  if (entries.length === 0) throw new TypeError('createWebSocketGateway: no ZooKeeper hosts');
+  if (entries.length === 0) throw new InvalidArgumentError('createWebSocketGateway: no ZooKeeper hosts');
   return entries.map((entry) => {
     let url: URL;
     try {
       url = new URL(`tcp://${entry}`);
     } catch {
-      throw new TypeError(`createWebSocketGateway: bad host ${JSON.stringify(entry)}`);
+      throw new InvalidArgumentError(`createWebSocketGateway: bad host ${JSON.stringify(entry)}`);
     }
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const port = url.port === '' ? 2181 : Number(url.port);
     if (host === '' || url.pathname !== '' || url.search !== '')
-      throw new TypeError(`createWebSocketGateway: bad host ${JSON.stringify(entry)}`);
+      throw new InvalidArgumentError(`createWebSocketGateway: bad host ${JSON.stringify(entry)}`);
     return { host, port, name: `${url.hostname}:${port}` };
   });
 }

@@ -8,7 +8,7 @@
  * closes. SASL is optional, as in ZooKeeper without `enforce.auth`: a connection that never runs it
  * keeps its other identities. Like auth packets, SASL packets do not touch the session.
  */
-import { DigestMd5Server, ErrorCode, SaslError, type Id, type Reply } from '@tenure/protocol';
+import { DigestMd5Server, ErrorCode, SaslError, type Id, type Reply, InvalidArgumentError } from '@tenure/protocol';
 
 /** `createEmbeddedServer({ sasl })`. */
 export interface SaslServerOptions {
@@ -39,10 +39,10 @@ export class SaslAuthenticator {
   constructor(private readonly options: SaslServerOptions | undefined) {
     if (options !== undefined) {
       if (options === null || typeof options.users !== 'object' || options.users === null)
-        throw new TypeError('sasl.users must be an object of user names to passwords');
+        throw new InvalidArgumentError('sasl.users must be an object of user names to passwords');
       const users = new Map<string, string>();
       for (const [u, p] of Object.entries(options.users)) {
-        if (typeof p !== 'string') throw new TypeError(`sasl.users.${u} must be a string`);
+        if (typeof p !== 'string') throw new InvalidArgumentError(`sasl.users.${u} must be a string`);
         users.set(u, p);
       }
       this.users = users;

@@ -10,6 +10,7 @@
  *   a backslash, NUL as `\00`, and leading and trailing spaces escaped;
  * - an OID-named type, or a value that is not a string, is `#` and the hex of its DER encoding.
  */
+import { ProtocolError } from '@tenure/protocol';
 
 /** Attribute types Java writes by name in RFC 2253 form. */
 const KEYWORDS: Record<string, string> = {
@@ -46,19 +47,19 @@ interface Tlv {
 }
 
 function readTlv(der: Uint8Array, at: number, limit: number): Tlv {
-  if (at + 2 > limit) throw new RangeError('truncated DER');
+  if (at + 2 > limit) throw new ProtocolError('truncated DER');
   const tag = der[at]!;
-  if ((tag & 0x1f) === 0x1f) throw new RangeError('multi-byte DER tags are not used in names');
+  if ((tag & 0x1f) === 0x1f) throw new ProtocolError('multi-byte DER tags are not used in names');
   let len = der[at + 1]!;
   let p = at + 2;
   if (len & 0x80) {
     const n = len & 0x7f;
-    if (n === 0 || n > 4 || p + n > limit) throw new RangeError('bad DER length');
+    if (n === 0 || n > 4 || p + n > limit) throw new ProtocolError('bad DER length');
     len = 0;
     for (let i = 0; i < n; i++) len = len * 256 + der[p + i]!;
     p += n;
   }
-  if (p + len > limit) throw new RangeError('DER value runs past its container');
+  if (p + len > limit) throw new ProtocolError('DER value runs past its container');
   return { tag, start: p, end: p + len, headerStart: at };
 }
 
@@ -135,14 +136,14 @@ function hexOf(der: Uint8Array, from: number, to: number): string {
 
 /** Formats a DER-encoded X.500 Name (a SEQUENCE of RDN SETs) as Java's RFC 2253 form. */
 export function formatName(der: Uint8Array, name: Tlv = readTlv(der, 0, der.length)): string {
-  if (name.tag !== SEQUENCE) throw new RangeError('an X.500 name is a SEQUENCE');
+  if (name.tag !== SEQUENCE) throw new ProtocolError('an X.500 name is a SEQUENCE');
   const rdns: string[] = [];
   for (const rdn of children(der, name)) {
-    if (rdn.tag !== SET) throw new RangeError('an RDN is a SET');
+    if (rdn.tag !== SET) throw new ProtocolError('an RDN is a SET');
     const avas: string[] = [];
     for (const ava of children(der, rdn)) {
       const [type, value] = children(der, ava);
-      if (ava.tag !== SEQUENCE || type?.tag !== OID || value === undefined) throw new RangeError('bad AttributeTypeAndValue');
+      if (ava.tag !== SEQUENCE || type?.tag !== OID || value === undefined) throw new ProtocolError('bad AttributeTypeAndValue');
       const oid = oidString(der, type);
       const keyword = KEYWORDS[oid];
       const text = keyword === undefined ? undefined : stringValue(der, value);
@@ -155,16 +156,16 @@ export function formatName(der: Uint8Array, name: Tlv = readTlv(der, 0, der.leng
 
 /**
  * The subject of a DER-encoded X.509 certificate (`X509Certificate.raw`, `getPeerCertificate().raw`)
- * in Java's RFC 2253 form. Throws RangeError on a malformed certificate.
+ * in Java's RFC 2253 form. Throws ProtocolError on a malformed certificate.
  */
 export function certificateSubject(der: Uint8Array): string {
   const cert = readTlv(der, 0, der.length);
   const [tbs] = children(der, cert);
-  if (cert.tag !== SEQUENCE || tbs?.tag !== SEQUENCE) throw new RangeError('a certificate is a SEQUENCE');
+  if (cert.tag !== SEQUENCE || tbs?.tag !== SEQUENCE) throw new ProtocolError('a certificate is a SEQUENCE');
   const fields = children(der, tbs);
   // [0] version is optional; then serial, signature, issuer, validity, subject.
   const first = fields[0]?.tag === 0xa0 ? 1 : 0;
   const subject = fields[first + 4];
-  if (subject === undefined) throw new RangeError('certificate without a subject');
+  if (subject === undefined) throw new ProtocolError('certificate without a subject');
   return formatName(der, subject);
 }
