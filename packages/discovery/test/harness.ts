@@ -3,6 +3,7 @@ import { NoNodeError, type Client, type ClientOptions, type Transport } from '@t
 import type { EmbeddedServer } from '@tenure/server';
 import { nextEvent, startTestServer, TestClients, type ManualClock } from '@tenure/testing';
 import { ServiceDiscovery, type ServiceCache, type ServiceDiscoveryOptions, type ServiceInstance } from '../src/index.js';
+export { untilTree as untilChangedUnder, roundTrip } from '@tenure/testing';
 
 export { eventually, sleep } from '@tenure/testing';
 
@@ -86,36 +87,4 @@ export async function gone(client: Client, path: string): Promise<void> {
     throw err;
   }
   await event;
-}
-
-/**
- * Resolves once `done()` holds, checked now and again at every change under `path` that a
- * persistent recursive watch of `observer` reports (closed after): for conditions on the server's
- * nodes (who owns an instance node) that no recipe event announces.
- */
-export async function untilChangedUnder(
-  observer: Client,
-  path: string,
-  done: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-): Promise<void> {
-  const watch = await observer.addWatch(path, { recursive: true });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void watch.close();
-  }, timeoutMs);
-  try {
-    if (await done()) return;
-    for await (const _event of watch) if (await done()) return;
-    throw new Error(timedOut ? `timed out after ${timeoutMs} ms waiting for a change under ${path}` : `the watch on ${path} ended`);
-  } finally {
-    clearTimeout(timer);
-    await watch.close();
-  }
-}
-
-/** A round trip on each client: whatever each sent before (a create racing a close) has been served. */
-export async function roundTrip(...clients: Client[]): Promise<void> {
-  await Promise.all(clients.map((c) => c.sync('/')));
 }

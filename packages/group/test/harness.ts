@@ -3,6 +3,7 @@ import type { EmbeddedServer, EmbeddedServerOptions } from '@tenure/server';
 import type { Client } from '@tenure/client';
 import { connectRecording, nextEvent, startTestServer, type RecordedClient } from '@tenure/testing';
 import type { GroupMember, Membership } from '../src/index.js';
+export { untilTree as untilChangedUnder, roundTrip } from '@tenure/testing';
 
 export const TICK_MS = 100;
 
@@ -27,36 +28,4 @@ export async function untilView(member: GroupMember, done: (m: Membership) => bo
     return;
   }
   await changed;
-}
-
-/**
- * Resolves once `done()` holds, checked now and again at every change under `path` that a
- * persistent recursive watch of `observer` reports (the watch is closed after). For conditions on
- * the server's nodes (who owns a member node) that no recipe event announces.
- */
-export async function untilChangedUnder(
-  observer: Client,
-  path: string,
-  done: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-): Promise<void> {
-  const watch = await observer.addWatch(path, { recursive: true });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void watch.close();
-  }, timeoutMs);
-  try {
-    if (await done()) return;
-    for await (const _event of watch) if (await done()) return;
-    throw new Error(timedOut ? `timed out after ${timeoutMs} ms waiting for a change under ${path}` : `the watch on ${path} ended`);
-  } finally {
-    clearTimeout(timer);
-    await watch.close();
-  }
-}
-
-/** A round trip on each client: whatever each sent before (a create racing a close) has been served. */
-export async function roundTrip(...clients: Client[]): Promise<void> {
-  await Promise.all(clients.map((c) => c.sync('/')));
 }

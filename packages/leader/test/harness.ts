@@ -1,7 +1,7 @@
-/** Test harness: an embedded server with a short tick, clients closed after each test, polling. */
-import type { Client } from '@tenure/client';
+/** Test harness: an embedded server with a short tick, clients closed after each test. */
 import type { EmbeddedServer, EmbeddedServerOptions } from '@tenure/server';
 import { startTestServer } from '@tenure/testing';
+export { untilTree as whenTree } from '@tenure/testing';
 
 export function startServer(options: EmbeddedServerOptions = {}): EmbeddedServer {
   return startTestServer({ containerCheckIntervalMs: 50, ...options });
@@ -99,29 +99,4 @@ export function totalWatches(server: EmbeddedServer): number {
 export function aborted(signal: AbortSignal): Promise<unknown> {
   if (signal.aborted) return Promise.resolve(signal.reason);
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
-}
-
-/**
- * Resolves once `predicate()` holds: checked now, then at each change under `path` that
- * `observer` hears through a persistent recursive watch (removed before this resolves). No
- * polling: the server's own notifications drive it. Use a client the test does not inspect.
- */
-export async function whenTree(observer: Client, path: string, predicate: () => boolean, timeoutMs = 10_000): Promise<void> {
-  if (predicate()) return;
-  let hit!: () => void;
-  const changed = new Promise<void>((resolve) => (hit = resolve));
-  const watch = await observer.addWatch(path, { recursive: true, listener: () => predicate() && hit() });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    if (predicate()) return;
-    await Promise.race([
-      changed,
-      new Promise<never>(
-        (_, reject) => (timer = setTimeout(() => reject(new Error(`whenTree ${path}: not within ${timeoutMs} ms`)), timeoutMs)),
-      ),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    await watch.close();
-  }
 }

@@ -1,9 +1,10 @@
 /** Test harness: an embedded server with a short tick, and clients that are closed after each test. */
 import { EventEmitter } from 'node:events';
 import { NoNodeError, type Client, type ClientOptions, type Transport } from '@tenure/client';
-import { OpCode, type Connection, type ConnectParams, type ConnectionHandlers, type Request } from '@tenure/protocol';
+import { OpCode, type ConnectParams, type ConnectionHandlers, type Request } from '@tenure/protocol';
 import type { EmbeddedServer, EmbeddedServerOptions } from '@tenure/server';
-import { nextEvent, startTestServer, TestClients } from '@tenure/testing';
+import { nextEvent, startTestServer, tapTransport, TestClients } from '@tenure/testing';
+export { roundTrip } from '@tenure/testing';
 
 export function startServer(options: EmbeddedServerOptions = {}): EmbeddedServer {
   return startTestServer({ containerCheckIntervalMs: 50, ...options });
@@ -69,11 +70,6 @@ export async function gone(client: Client, path: string): Promise<void> {
   await event;
 }
 
-/** A round trip on each client: everything the server sent each of them before (replies, events) has arrived. */
-export async function roundTrip(...clients: Client[]): Promise<void> {
-  await Promise.all(clients.map((c) => c.sync('/')));
-}
-
 /** A watch event as a connection delivered it (server path). */
 export interface SeenEvent {
   type: number;
@@ -117,46 +113,11 @@ export interface TappedTransport extends Transport {
  */
 export function tapped(inner: Transport): TappedTransport {
   const wire = new EventEmitter<{ request: [Request]; reply: [Request, number] }>();
-  return {
-    wire,
-    get hosts() {
-      return inner.hosts;
-    },
-    async connect(host: string, params: ConnectParams, handlers: ConnectionHandlers) {
-      const result = await inner.connect(host, params, handlers);
-      if (result.kind !== 'connected') return result;
-      const conn = result.connection;
-      const tappedConn: Connection = {
-        get sessionId() {
-          return conn.sessionId;
-        },
-        get passwd() {
-          return conn.passwd;
-        },
-        get negotiatedTimeoutMs() {
-          return conn.negotiatedTimeoutMs;
-        },
-        get readOnly() {
-          return conn.readOnly;
-        },
-        get server() {
-          return conn.server;
-        },
-        get closed() {
-          return conn.closed;
-        },
-        close: () => conn.close(),
-        send: ((request: Request, onReply?: (reply: never) => void) => {
-          wire.emit('request', request);
-          return conn.send(request, onReply as never).then((reply) => {
-            wire.emit('reply', request, reply.err);
-            return reply;
-          });
-        }) as Connection['send'],
-      };
-      return { kind: 'connected', connection: tappedConn };
-    },
-  };
+  const transport = tapTransport(inner, {
+    request: (request) => wire.emit('request', request),
+    reply: (request, reply) => wire.emit('reply', request, reply.err),
+  });
+  return Object.assign(transport, { wire });
 }
 
 /** Resolves when `transport`'s server has answered a request that `match` accepts. Call it before the action. */

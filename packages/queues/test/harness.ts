@@ -1,9 +1,10 @@
 /** Test harness: an embedded server, clients closed after each test, and a transport that counts requests. */
 import { EventEmitter } from 'node:events';
 import { NoNodeError, type Client, type Transport } from '@tenure/client';
-import type { Connection, ConnectParams, ConnectionHandlers, Request } from '@tenure/protocol';
+import type { Request } from '@tenure/protocol';
 import type { EmbeddedServer } from '@tenure/server';
-import { nextEvent } from '@tenure/testing';
+import { nextEvent, tapTransport } from '@tenure/testing';
+export { roundTrip } from '@tenure/testing';
 
 export { startTestServer, TestClients, eventually, sleep } from '@tenure/testing';
 
@@ -43,48 +44,15 @@ export function countingTransport(inner: Transport): Transport & { counts: Reque
       counts.childNamesRead = 0;
     },
   };
-  return {
-    counts,
-    get hosts() {
-      return inner.hosts;
+  const transport = tapTransport(inner, {
+    request: (request) => counts.byType.set(request.type, (counts.byType.get(request.type) ?? 0) + 1),
+    reply: (request, reply) => {
+      const children = (reply.response as { children?: string[] } | undefined)?.children;
+      if (children) counts.childNamesRead += children.length;
+      counts.replies.emit('reply', request);
     },
-    async connect(host: string, params: ConnectParams, handlers: ConnectionHandlers) {
-      const result = await inner.connect(host, params, handlers);
-      if (result.kind !== 'connected') return result;
-      const conn = result.connection;
-      const counted: Connection = {
-        get sessionId() {
-          return conn.sessionId;
-        },
-        get passwd() {
-          return conn.passwd;
-        },
-        get negotiatedTimeoutMs() {
-          return conn.negotiatedTimeoutMs;
-        },
-        get readOnly() {
-          return conn.readOnly;
-        },
-        get server() {
-          return conn.server;
-        },
-        get closed() {
-          return conn.closed;
-        },
-        close: () => conn.close(),
-        send: ((request: Request, onReply?: (reply: never) => void) => {
-          counts.byType.set(request.type, (counts.byType.get(request.type) ?? 0) + 1);
-          return conn.send(request, onReply as never).then((reply) => {
-            const children = (reply.response as { children?: string[] } | undefined)?.children;
-            if (children) counts.childNamesRead += children.length;
-            counts.replies.emit('reply', request);
-            return reply;
-          });
-        }) as Connection['send'],
-      };
-      return { kind: 'connected', connection: counted };
-    },
-  };
+  });
+  return Object.assign(transport, { counts });
 }
 
 /** What a consumer took, in order; `until(n)` resolves when the n-th is in (the consumer's call is the event). */
@@ -140,9 +108,4 @@ export async function untilChangedUnder(observer: Client, path: string, done: ()
     clearTimeout(timer);
     await watch.close();
   }
-}
-
-/** A round trip on each client: whatever each sent before (a watch's removal) has been served. */
-export async function roundTrip(...clients: Client[]): Promise<void> {
-  await Promise.all(clients.map((c) => c.sync('/')));
 }
