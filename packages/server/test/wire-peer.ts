@@ -4,16 +4,9 @@
  * (a WebSocket message is one frame, a TCP stream is cut at the length prefixes).
  */
 import { connect, type Socket } from 'node:net';
-import {
-  decodeConnectResponse,
-  decodeReply,
-  encodeConnectRequest,
-  encodeRequestFrame,
-  frame,
-  type Reply,
-  type Request,
-} from '@tenure/protocol';
+import type { Reply, Request } from '@tenure/protocol';
 import type { EmbeddedServer } from '@tenure/server';
+import { FramePeer } from './frame-peer.js';
 import { RawWsPeer } from './ws-harness.js';
 
 export interface WirePeer {
@@ -29,29 +22,25 @@ export interface WirePeer {
   close(): void;
 }
 
-export class RawTcpPeer implements WirePeer {
-  readonly messages: Buffer[] = [];
+export class RawTcpPeer extends FramePeer implements WirePeer {
   readonly closed: Promise<{ code: string }>;
-  private buf = Buffer.alloc(0);
-  private read = 0;
-  private xid = 0;
-  private waiters: Array<() => void> = [];
+  private buf: Buffer = Buffer.alloc(0);
 
   private constructor(private readonly socket: Socket) {
+    super();
     socket.on('data', (c: Buffer) => {
       this.buf = this.buf.length === 0 ? c : Buffer.concat([this.buf, c]);
       while (this.buf.length >= 4 && this.buf.length >= 4 + this.buf.readInt32BE(0)) {
         const n = 4 + this.buf.readInt32BE(0);
-        this.messages.push(this.buf.subarray(0, n));
+        this.received(this.buf.subarray(0, n));
         this.buf = this.buf.subarray(n);
       }
-      for (const w of this.waiters.splice(0)) w();
     });
     socket.on('error', () => undefined);
     this.closed = new Promise((resolve) =>
       socket.once('close', () => {
         resolve({ code: 'closed' });
-        for (const w of this.waiters.splice(0)) w();
+        this.wake();
       }),
     );
   }
@@ -72,40 +61,8 @@ export class RawTcpPeer implements WirePeer {
     if (!this.socket.destroyed) this.socket.write(data);
   }
 
-  async next(timeoutMs = 5000): Promise<Buffer> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.read >= this.messages.length) {
-      if (this.socket.destroyed) throw new Error('closed');
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no message in time');
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => (clearTimeout(t), r()));
-      });
-    }
-    return this.messages[this.read++]!;
-  }
-
-  async handshake(): Promise<{ sessionId: bigint; timeOut: number }> {
-    this.send(
-      frame(
-        encodeConnectRequest({
-          protocolVersion: 0,
-          lastZxidSeen: 0n,
-          timeOut: 10_000,
-          sessionId: 0n,
-          passwd: Buffer.alloc(16),
-          readOnly: false,
-        }),
-      ),
-    );
-    return decodeConnectResponse((await this.next()).subarray(4));
-  }
-
-  async request(req: Request): Promise<Reply> {
-    this.send(encodeRequestFrame(++this.xid, req));
-    const { header, response } = decodeReply((await this.next()).subarray(4), req.type);
-    return { zxid: header.zxid, err: header.err, response };
+  protected get ended(): boolean {
+    return this.socket.destroyed;
   }
 
   close(): void {

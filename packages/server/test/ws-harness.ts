@@ -3,15 +3,7 @@
  * binary message) over `ws`, so a test controls every byte, the Origin header and pong answers.
  */
 import WebSocket from 'ws';
-import {
-  decodeConnectResponse,
-  decodeReply,
-  encodeConnectRequest,
-  encodeRequestFrame,
-  frame,
-  type Reply,
-  type Request,
-} from '@tenure/protocol';
+import { FramePeer } from './frame-peer.js';
 
 export interface PeerOptions {
   origin?: string;
@@ -19,22 +11,16 @@ export interface PeerOptions {
   autoPong?: boolean;
 }
 
-export class RawWsPeer {
-  readonly messages: Buffer[] = [];
+export class RawWsPeer extends FramePeer {
   readonly closed: Promise<{ code: number; reason: string }>;
-  private waiters: Array<() => void> = [];
-  private xid = 0;
-  private read = 0;
 
   private constructor(readonly ws: WebSocket) {
-    ws.on('message', (data: Buffer) => {
-      this.messages.push(data);
-      for (const w of this.waiters.splice(0)) w();
-    });
+    super();
+    ws.on('message', (data: Buffer) => this.received(data));
     this.closed = new Promise((resolve) =>
       ws.on('close', (code, reason) => {
         resolve({ code, reason: reason.toString() });
-        for (const w of this.waiters.splice(0)) w();
+        this.wake();
       }),
     );
     ws.on('error', () => undefined);
@@ -68,31 +54,8 @@ export class RawWsPeer {
     this.ws.send(data);
   }
 
-  /** The next message not yet taken; rejects if the socket closes first or nothing comes in time. */
-  async next(timeoutMs = 5000): Promise<Buffer> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.read >= this.messages.length) {
-      if (this.ws.readyState === WebSocket.CLOSED) throw new Error('closed');
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no message in time');
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, left);
-        this.waiters.push(() => (clearTimeout(t), r()));
-      });
-    }
-    return this.messages[this.read++]!;
-  }
-
-  async handshake(sessionId = 0n, passwd = Buffer.alloc(16)): Promise<{ sessionId: bigint; timeOut: number }> {
-    this.send(frame(encodeConnectRequest({ protocolVersion: 0, lastZxidSeen: 0n, timeOut: 10_000, sessionId, passwd, readOnly: false })));
-    return decodeConnectResponse((await this.next()).subarray(4));
-  }
-
-  /** Sends a request and reads the next message as its reply. */
-  async request(req: Request): Promise<Reply> {
-    this.send(encodeRequestFrame(++this.xid, req));
-    const { header, response } = decodeReply((await this.next()).subarray(4), req.type);
-    return { zxid: header.zxid, err: header.err, response };
+  protected get ended(): boolean {
+    return this.ws.readyState === WebSocket.CLOSED;
   }
 
   close(): void {

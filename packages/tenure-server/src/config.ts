@@ -10,7 +10,7 @@
  * - TLS stores (ssl.keyStore.*, ssl.trustStore.*: tls-stores.ts) and SASL users come from files (a JAAS config's Server section, or a users file: sasl-users.ts),
  *   read by loadSettings (main.ts) into `tls` and `saslUsers`.
  */
-import { DEFAULT_MAX_BUFFER, TenureError } from '@tenure/protocol';
+import { DEFAULT_MAX_BUFFER, FOUR_LETTER_WORDS as PROTOCOL_FOUR_LETTER_WORDS, TenureError } from '@tenure/protocol';
 import type { TlsOptions } from 'node:tls';
 import type { PropertyEntry } from './properties.js';
 
@@ -87,27 +87,8 @@ export interface ServerSettings {
   webSocketOrigins: readonly string[] | undefined;
 }
 
-/** The four-letter words ZooKeeper 3.8 knows. */
-export const FOUR_LETTER_WORDS = [
-  'conf',
-  'cons',
-  'crst',
-  'dirs',
-  'dump',
-  'envi',
-  'gtmk',
-  'ruok',
-  'stmk',
-  'srst',
-  'srvr',
-  'stat',
-  'wchc',
-  'wchp',
-  'wchs',
-  'mntr',
-  'isro',
-  'hash',
-];
+/** The four-letter words ZooKeeper 3.8 knows (the wire protocol's own list, in @tenure/protocol). */
+export const FOUR_LETTER_WORDS: readonly string[] = [...PROTOCOL_FOUR_LETTER_WORDS];
 
 export function defaultSettings(): ServerSettings {
   return {
