@@ -11,25 +11,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EmbeddedServer } from '@tenure/server';
 import { ConnectionState, type Client } from '@tenure/client';
 import { TreeCache } from '../src/index.js';
-import { nextEvent } from '@tenure/testing';
+import { nextEvent, seededRandom } from '@tenure/testing';
 import { connect, eventually, serverTree, sleep, startServer, treeDiff } from './harness.js';
 
 const NODES = Number(process.env.TENURE_CACHE_NODES ?? 1000);
 const CHANGES = Number(process.env.TENURE_CACHE_CHANGES ?? 150);
 const FAULTS = Number(process.env.TENURE_CACHE_FAULTS ?? 4);
 const SEED = Number(process.env.TENURE_CACHE_SEED ?? Date.now() % 100_000);
-
-/** A small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Layout: /soak/a{i}/b{j}/c{k} with fan-outs chosen so the tree has about NODES nodes. */
 function layout(total: number): { fan: number; paths: string[] } {
@@ -57,7 +45,7 @@ describe.each([
   { name: 'one-shot watches', persistentWatches: false },
 ])(`TreeCache soak (seed ${SEED}) with $name`, ({ persistentWatches }) => {
   it(`mirrors a tree of ~${NODES} nodes under concurrent changes and random faults`, async () => {
-    const random = prng(SEED + (persistentWatches ? 0 : 1));
+    const random = seededRandom(SEED + (persistentWatches ? 0 : 1));
     server = startServer();
     const open = async (opts: Parameters<typeof connect>[1] = {}) => {
       const c = (await connect(server, { sessionTimeoutMs: 4000, ...opts })).client;

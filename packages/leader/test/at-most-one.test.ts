@@ -12,7 +12,7 @@
 import { afterEach, beforeEach, describe, expect, onTestFailed, test } from 'vitest';
 import type { Client, ClientOptions } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
-import { ManualClock } from '@tenure/testing';
+import { ManualClock, seededRandom } from '@tenure/testing';
 import { LeaderLatch, LeaderSelector } from '../src/index.js';
 import { electionOrder } from '../src/participants.js';
 import { anyEvent, Clients, startServer, subtree, totalWatches } from './harness.js';
@@ -176,7 +176,7 @@ describe('at most one leader (embedded server)', () => {
     const { recorder, members } = await election(4);
     const first = await settled(members);
     const paths = members.map((m) => m.latch.ourPath);
-    const random = mulberry32(faultSeed);
+    const random = seededRandom(faultSeed);
     onTestFailed(() => console.log(`TENURE_LEADER_FAULT_SEED=${faultSeed}`));
     const end = clock.now() + 3000;
     let drops = 0;
@@ -198,7 +198,7 @@ describe('at most one leader (embedded server)', () => {
     `churn: 5 participants for ${churnMs} ms of closes, expiries, partitions, drops and restarts`,
     async () => {
       const seed = Number(process.env.TENURE_LEADER_CHURN_SEED ?? Math.floor(Math.random() * 2 ** 31));
-      const random = mulberry32(seed);
+      const random = seededRandom(seed);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
       const { recorder, members } = await election(5);
       const counts: Record<string, number> = {};
@@ -286,7 +286,7 @@ describe('at most one leader (embedded server)', () => {
 describe('at most one leader: LeaderSelector (embedded server)', () => {
   test('4 selectors with autoRequeue under drops, expiries and partitions: terms never overlap, tokens rise', async () => {
     const recorder = new LeadershipRecorder(() => clock.now());
-    const random = mulberry32(faultSeed + 1);
+    const random = seededRandom(faultSeed + 1);
     onTestFailed(() => console.log(`TENURE_LEADER_FAULT_SEED=${faultSeed}`));
     const cs = await clients.openMany(4, { clock });
     let terms = 0;
@@ -330,15 +330,3 @@ describe('at most one leader: LeaderSelector (embedded server)', () => {
     expect(subtree(server, '/jobs').filter((p) => (server.node(p)?.stat.ephemeralOwner ?? 0n) !== 0n)).toEqual([]);
   }, 30_000);
 });
-
-/** A small seeded PRNG, so that a failing churn run can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -17,25 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateMode, OPEN_ACL_UNSAFE, OpCode, type ACL } from '@tenure/protocol';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import { TenureServerProcess, fourLetterWord } from '@tenure/testing';
+import { TenureServerProcess, fourLetterWord, seededRandom } from '@tenure/testing';
 import { createEmbeddedServer, type EmbeddedServer } from '../src/index.js';
 import { DataDirCorruptError } from '../src/storage/storage-errors.js';
 import { open } from './harness.js';
 
 const SEED = Number(process.env.CORRUPTION_SEED ?? 16);
 const CASES = 100;
-
-/** mulberry32: a small seeded PRNG, so every case can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const acl: ACL[] = [...OPEN_ACL_UNSAFE];
 let root: string;
@@ -99,7 +87,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'tenure-corruption-'));
   pristine = join(root, 'pristine');
   // Snapshot points come from Math.random: seeded, the layout of the dir is the same every run.
-  const random = prng(SEED ^ 0x5eed);
+  const random = seededRandom(SEED ^ 0x5eed);
   const spy = vi.spyOn(Math, 'random').mockImplementation(random);
   try {
     const server = createEmbeddedServer({ dataDir: pristine, snapCount: 24, preAllocSize: 4, tickMs: 100, maxSessionTimeoutMs: 600_000 });
@@ -161,7 +149,7 @@ test(`recovery with one damaged byte: ${CASES} seeded cases (seed ${SEED}) start
   const logs = names.filter((n) => n.startsWith('log.')).sort(byZxid);
   const snaps = names.filter((n) => n.startsWith('snapshot.')).sort(byZxid);
   const records = new Map(logs.map((n) => [n, logRecords(readFileSync(join(dir, n)))]));
-  const rand = prng(SEED);
+  const rand = seededRandom(SEED);
   const counts: Record<Outcome, number> & Record<string, number> = {
     'started-complete': 0,
     'started-truncated-at-tail': 0,

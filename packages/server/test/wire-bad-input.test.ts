@@ -12,21 +12,10 @@ import { createEmbeddedServer, createWebSocketGateway, type EmbeddedServer } fro
 import { create } from './harness.js';
 import { RawWsPeer } from './ws-harness.js';
 import { LINKS, session, type WirePeer } from './wire-peer.js';
+import { seededRandom } from '@tenure/testing';
 
 const MAX_BUFFER = 64 * 1024;
 const OPS = Object.values(OpCode).filter((op) => op !== OpCode.closeSession);
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind =
   | 'random binary'
@@ -126,7 +115,7 @@ async function witnesses(open: () => Promise<WirePeer>, n: number): Promise<{ st
 }
 
 async function fuzz(open: () => Promise<WirePeer>, seed: number, connections: number, tally: Tally): Promise<void> {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const one = async (): Promise<void> => {
     const peer = await open();
     tally.connections++;

@@ -17,6 +17,7 @@ export { locateZooKeeper } from './zookeeper-install.js';
 export { eventually, sleep } from './eventually.js';
 export { ManualClock, settle, type ManualTimerHandle } from './manual-clock.js';
 export { untilTree, roundTrip } from './tree-change.js';
+export { seededRandom } from './seeded-random.js';
 export { tapTransport, type TapHooks } from './tap-transport.js';
 export { startTestServer, connectRecording, TestClients, type RecordedClient } from './test-clients.js';
 export { ZooKeeperSuite } from './zookeeper-suite.js';
