@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DataTree } from '../semantics/data-tree.js';
 import { listFiles, VERSION_DIR, type DataFile } from './file-names.js';
 import { readLogBuffer, validRecordAfter, type LogContents } from './log-reader.js';
-import { decodeSnapshot, SnapshotFormatError } from './snapshot.js';
+import { decodeSnapshot, SnapshotFormatError, UNKNOWN_ACL } from './snapshot.js';
 import { DataDirCorruptError } from './storage-errors.js';
 import { applyTxn } from './txn-apply.js';
 
@@ -62,11 +62,13 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
   const logs = listFiles(paths.logDir, 'log');
   let loaded: ReturnType<typeof decodeSnapshot> | undefined;
   let snapZxid: bigint | undefined;
+  let snapPath = '';
   let firstProblem: DataDirCorruptError | undefined;
   for (const s of snaps) {
     try {
       loaded = decodeSnapshot(readFileSync(s.path), options.ttlEnabled);
       snapZxid = s.zxid;
+      snapPath = s.path;
       break;
     } catch (err) {
       if (!(err instanceof SnapshotFormatError)) throw err;
@@ -118,6 +120,13 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
       }
       truncated.push({ file: files[i]!.path, offset: contents.tornAt });
       break;
+    }
+  }
+  // A fuzzy snapshot's node with an ACL id its cache lacks was created after the snapshot began, so
+  // its create txn is in the log and replay has given it its ACL; one still without is damage.
+  for (const [path, { id, offset }] of loaded.unknownAcls) {
+    if (tree.get(path)?.acl === UNKNOWN_ACL) {
+      throw new DataDirCorruptError(snapPath, offset, `node ${path} names ACL ${id}, which neither the snapshot's cache nor the log holds`);
     }
   }
   return { tree, sessions, lastZxid: last, snapshotZxid: snapZxid, replayed, truncated };

@@ -33,7 +33,19 @@ export interface SnapshotState {
 export interface LoadedSnapshot extends SnapshotState {
   /** The tree digest the file carries, when it has one (zxid 0 means none). */
   digest: { zxid: bigint; version: number; digest: bigint } | undefined;
+  /** Nodes that name an ACL id the file's cache lacks (path → the id and the record's offset); they hold UNKNOWN_ACL. */
+  unknownAcls: Map<string, { id: bigint; offset: number }>;
 }
+
+/**
+ * The ACL of a node that a fuzzy snapshot wrote with an id its ACL cache lacks: ZooKeeper writes
+ * the cache before the tree, so a node created in between names an ACL the file does not hold
+ * (ZOOKEEPER-4689). Replaying the node's create txn gives it the ACL the txn carries; until then
+ * it grants nothing (it fails closed, as ZooKeeper's placeholder does).
+ */
+export const UNKNOWN_ACL: readonly ACL[] = Object.freeze([
+  Object.freeze({ perms: 0, id: Object.freeze({ scheme: 'world', id: 'anyone' }) }),
+]);
 
 /** A snapshot that cannot be used: where and why. */
 export class SnapshotFormatError extends TenureError {
@@ -320,6 +332,7 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
     }
     const tree = new DataTree(ttlEnabled);
     tree.reset();
+    const unknownAcls: LoadedSnapshot['unknownAcls'] = new Map();
     // The node records, read straight off a DataView (they are nearly all of the file).
     const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
     let p = at();
@@ -354,8 +367,11 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const pzxid = dv.getBigInt64(p + 60);
       p += 68;
       const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
-      const acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
-      if (acl === undefined) throw new SnapshotFormatError(start, `node ${path} names ACL ${aclId}, which the cache lacks`);
+      let acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
+      if (acl === undefined) {
+        acl = UNKNOWN_ACL;
+        unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: start });
+      }
       const node = Object.assign(new ZNode(data, acl, czxid, ctime, owner), {
         mzxid,
         mtime,
@@ -395,7 +411,7 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       digest = zxid > 0n ? { zxid, version: dv, digest: value } : undefined;
     }
     if (r2.remaining !== 0) throw new SnapshotFormatError(r2.offset, `${r2.remaining} bytes after the seal`);
-    return { tree, sessions, digest };
+    return { tree, sessions, digest, unknownAcls };
   } catch (err) {
     if (err instanceof SnapshotFormatError) throw err;
     if (err instanceof ProtocolError || err instanceof RangeError || err instanceof SyntaxError) {

@@ -25,7 +25,9 @@ function raiseCversion(parent: ZNode, parentCVersion: number, zxid: bigint): voi
 /**
  * `plainCreate`: a create txn (type 1, alone or in a multi). Replayed over a fuzzy snapshot that
  * already holds the node, ZooKeeper's processTxn still moves the parent's cversion and pzxid to
- * the txn's (NODEEXISTS on a create), so a later snapshot's digest and stats agree.
+ * the txn's (NODEEXISTS on a create), so a later snapshot's digest and stats agree. The existing
+ * node takes the txn's ACL, as DataTree.createNode does: the snapshot may have written it with an
+ * ACL id its cache lacks (snapshot.ts UNKNOWN_ACL).
  */
 function create(
   tree: DataTree,
@@ -40,7 +42,9 @@ function create(
   if (path === '/' || path === '') return;
   const parent = tree.get(parentOrRoot(path));
   if (parent === undefined) return;
-  if (tree.get(path) !== undefined) {
+  const existing = tree.get(path);
+  if (existing !== undefined) {
+    existing.acl = internAcl(acl);
     if (plainCreate) raiseCversion(parent, parentCVersion, h.zxid);
     return;
   }
