@@ -5,7 +5,7 @@
  * read bytes equal to the written ones; in plain creates, setData and transactions. The stored
  * members are Curator's: the same fixed header (Curator 5.4 writes OS byte 0, JDK 17's
  * GZIPOutputStream 255, Tenure's default), and where the two zlib versions deflate alike, the same
- * bytes. The Java side
+ * bytes. Tenure's caches follow Java's compressed nodes. The Java side
  * is test/interop/compression-java/CuratorCompressionWorker.java, compiled by this suite.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,8 @@ import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DecompressionError, gzip, type Client } from '@tenure/client';
-import { TestingServer, TestClients, realZooKeeper } from '@tenure/testing';
+import { TreeCache, NodeCache } from '@tenure/cache';
+import { EventLog, TestingServer, TestClients, realZooKeeper } from '@tenure/testing';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from './java.js';
 
 const zk = realZooKeeper();
@@ -139,6 +140,27 @@ describe.skipIf(!zk.available || !java.available)('compressed nodes shared with 
     expect((await javaRead(b)).equals(PAYLOADS['400 KB of text']!)).toBe(true);
     const [r] = await client.multiRead([{ type: 'getData', path: b, decompressed: true }]);
     expect(r?.type === 'getData' && r.data.equals(PAYLOADS['400 KB of text']!)).toBe(true);
+  });
+
+  it('caches: a TreeCache and a NodeCache with decompressed: true follow nodes Java writes compressed', async () => {
+    const root = fresh();
+    await client.create(root);
+    await ask(`create ${root}/a ${hex(config)}`, /^created /);
+    await ask(`create ${root}/b ${hex(Buffer.from('bee'))}`, /^created /);
+    const cache = new TreeCache(client, root, { decompressed: true });
+    const node = new NodeCache(client, `${root}/b`, { decompressed: true });
+    const log = new EventLog<string>();
+    cache.on('changed', (n) => void log.push(`${n.path} ${n.data.toString()}`));
+    node.on('changed', (n) => void log.push(`node ${n.data.toString()}`));
+    try {
+      await Promise.all([cache.start({ timeoutMs: 10_000 }), node.start({ timeoutMs: 10_000 })]);
+      expect(cache.get(`${root}/a`)!.data.equals(config)).toBe(true);
+      expect(node.current!.data.toString()).toBe('bee');
+      await ask(`set ${root}/b ${hex(Buffer.from('bee 2'))}`, /^set /);
+      await log.until((l) => l.includes(`${root}/b bee 2`) && l.includes('node bee 2'));
+    } finally {
+      await Promise.all([cache.close(), node.close()]);
+    }
   });
 
   it('data that is not compressed: Tenure rejects with DecompressionError (code and path), as Java throws ZipException', async () => {
