@@ -112,6 +112,11 @@ export class CachedTree {
     return this.selector.traverseChildren?.(path) ?? true;
   }
 
+  /** Whether a child of a node whose children are held is cached (the selector's acceptChild). */
+  acceptsChild(path: string): boolean {
+    return this.selector.acceptChild?.(path) ?? true;
+  }
+
   /** Whether the data of `path` is kept, or only its Stat. */
   keepsData(path: string): boolean {
     return this.cacheData && (this.selector.keepData?.(path) ?? true);

@@ -347,7 +347,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     const listed = new Set(names);
     for (const name of names) {
       const child = joinPath(path, name);
-      if (!this.tree.has(child) && this.tree.inScope(child)) this.refresh(child, true);
+      if (!this.tree.has(child) && this.tree.acceptsChild(child)) this.refresh(child, true);
     }
     // A cached child missing from the listing goes only when its own read says NoNode.
     for (const name of this.tree.childNames(path)) if (!listed.has(name)) this.refresh(joinPath(path, name), false);
