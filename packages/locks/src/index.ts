@@ -14,6 +14,7 @@ export {
   KAZOO_LOCK_NAME,
   KAZOO_CONTENDER,
   kazooContenders,
+  uuidHex,
   type KazooLockOptions,
   type KazooAcquireOptions,
 } from './kazoo-lock.js';
