@@ -6,6 +6,8 @@ export {
   PartitionFailedError,
   PARTY_NODE,
   LOCKS_NODE,
+  PARTITION_CHANNEL,
+  type PartitionMessage,
   type Allocation,
   type SetPartitionerOptions,
   type SetPartitionerEvents,

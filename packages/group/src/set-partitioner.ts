@@ -53,6 +53,24 @@ import { kazooPartition, partyMemberId, pythonSorted, type PartitionFunction } f
 export const PARTY_NODE = 'party';
 export const LOCKS_NODE = 'locks';
 
+/** The diagnostics channel of allocation changes: a {@link PartitionMessage} per change. */
+export const PARTITION_CHANNEL = 'tenure:group:partition';
+
+/** What the partition channel publishes. */
+export interface PartitionMessage {
+  readonly path: string;
+  readonly identifier: string;
+  readonly allocation: Allocation;
+  /** Our items when acquired, else empty. */
+  readonly items: readonly string[];
+}
+
+// Looked up at run time (no `node:` import), so browsers bundle this module; none there.
+const partitionChannel = (
+  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
+    { channel(name: string): { readonly hasSubscribers: boolean; publish(message: unknown): void } } | undefined
+)?.channel(PARTITION_CHANNEL);
+
 /** kazoo's PartitionState, in lower case. */
 export type Allocation = 'allocating' | 'acquired' | 'release' | 'failure';
 
@@ -404,6 +422,14 @@ export class SetPartitioner extends EventEmitter<SetPartitionerEvents> implement
     if (this.current === next || this.current === 'failure') return;
     this.current = next;
     for (const wake of this.waiters) wake();
+    if (partitionChannel?.hasSubscribers) {
+      partitionChannel.publish({
+        path: this.path,
+        identifier: this.identifier,
+        allocation: next,
+        items: this.items,
+      } satisfies PartitionMessage);
+    }
     this.emitSafely('allocation', next, this.items);
   }
 }

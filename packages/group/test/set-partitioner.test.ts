@@ -4,13 +4,21 @@
  * release before re-split, kazoo#392 (a lock held by a departed member is waited for, for at most
  * a session timeout), LOST as failure, and close() leaving nothing behind.
  */
+import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { KazooLock, kazooContenders } from '@tenure/locks';
 import { ManualClock, TestClients, startTestServer, tapTransport } from '@tenure/testing';
 import { OpCode } from '@tenure/protocol';
-import { PartitionFailedError, SetPartitioner, kazooPartition, type Allocation } from '../src/index.js';
+import {
+  PARTITION_CHANNEL,
+  PartitionFailedError,
+  SetPartitioner,
+  kazooPartition,
+  type Allocation,
+  type PartitionMessage,
+} from '../src/index.js';
 
 const PATH = '/work';
 const ITEMS = Array.from({ length: 12 }, (_, i) => `item-${String(i).padStart(2, '0')}`);
@@ -213,6 +221,23 @@ describe('SetPartitioner', () => {
     await advancing(Promise.all([a.client.sync('/'), b.client.sync('/')]));
     expect([...server.watchCounts().values()].every((n) => n === 0)).toBe(true);
     expect(a.p.state).toBe('closed');
+  });
+
+  it('publishes each allocation change on its channel', async () => {
+    const seen: PartitionMessage[] = [];
+    const onMessage = (m: unknown): void => void seen.push(m as PartitionMessage);
+    diagnostics.subscribe(PARTITION_CHANNEL, onMessage);
+    try {
+      const a = await member('traced', undefined, ['x', 'y']);
+      await clock.advanceUntil(() => a.p.allocation === 'acquired');
+      await advancing(a.p.close());
+      expect(seen).toEqual([
+        { path: PATH, identifier: 'traced', allocation: 'acquired', items: ['x', 'y'] },
+        { path: PATH, identifier: 'traced', allocation: 'failure', items: [] },
+      ]);
+    } finally {
+      diagnostics.unsubscribe(PARTITION_CHANNEL, onMessage);
+    }
   });
 
   it("kazoo's partition function: sorted members, items round-robin, by code point", () => {

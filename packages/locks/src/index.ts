@@ -22,6 +22,7 @@ export {
   NonBlockingLease,
   MultiNonBlockingLease,
   LeaseFormatError,
+  TIMED_LEASE_CHANNEL,
   LEASE_HOLDER_NODE,
   LEASE_RECORD_VERSION,
   decodeLeaseRecord,
@@ -33,6 +34,7 @@ export {
   type LeaseOptions,
   type LeaseResult,
   type LeaseRecord,
+  type LeaseAttemptMessage,
 } from './non-blocking-lease.js';
 export type { WaitOptions } from '@tenure/client';
 export { LeaseLostError, LockUpgradeError, LeaseCountError, type LeaseEnd } from './errors.js';

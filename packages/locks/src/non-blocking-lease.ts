@@ -25,6 +25,24 @@ import { InvalidArgumentError, NoNodeError, TenureError, systemClock, type Clien
 import { validatePath } from '@tenure/protocol';
 import { KazooLock } from './kazoo-lock.js';
 
+/** The diagnostics channel of every attempt: a {@link LeaseAttemptMessage} per lease path tried. */
+export const TIMED_LEASE_CHANNEL = 'tenure:locks:timed-lease';
+
+/** What the timed-lease channel publishes. */
+export interface LeaseAttemptMessage {
+  readonly path: string;
+  readonly identifier: string;
+  readonly obtained: boolean;
+  readonly holder: string;
+  readonly endsAt: Date;
+}
+
+// Looked up at run time (no `node:` import), so browsers bundle this module; none there.
+const timedLeaseChannel = (
+  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
+    { channel(name: string): { readonly hasSubscribers: boolean; publish(message: unknown): void } } | undefined
+)?.channel(TIMED_LEASE_CHANNEL);
+
 /** kazoo's `NonBlockingLease._version`. */
 export const LEASE_RECORD_VERSION = 1;
 /** The record's node under the lease path. */
@@ -90,6 +108,18 @@ export const MultiNonBlockingLease = {
 };
 
 async function attempt(client: Client, path: string, durationMs: number, options: LeaseOptions, identifier: string): Promise<LeaseResult> {
+  const result = await attemptOnce(client, path, durationMs, options, identifier);
+  if (timedLeaseChannel?.hasSubscribers) timedLeaseChannel.publish({ path, identifier, ...result } satisfies LeaseAttemptMessage);
+  return result;
+}
+
+async function attemptOnce(
+  client: Client,
+  path: string,
+  durationMs: number,
+  options: LeaseOptions,
+  identifier: string,
+): Promise<LeaseResult> {
   const holderPath = `${path}/${LEASE_HOLDER_NODE}`;
   const lock = new KazooLock(client, path, { identifier, logger: client.childLogger({ recipe: 'nonBlockingLease', path }) });
   try {

@@ -2,6 +2,7 @@
  * NonBlockingLease and MultiNonBlockingLease on the embedded server, on one ManualClock (the
  * periods are manual time): kazoo's record bytes, one holder per period, renewal, expiry, Multi.
  */
+import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
@@ -9,6 +10,8 @@ import { ManualClock } from '@tenure/testing';
 import {
   LeaseFormatError,
   MultiNonBlockingLease,
+  TIMED_LEASE_CHANNEL,
+  type LeaseAttemptMessage,
   NonBlockingLease,
   decodeLeaseRecord,
   encodeLeaseRecord,
@@ -106,6 +109,26 @@ describe('NonBlockingLease', () => {
     await expect(NonBlockingLease.obtain(a, '/leases/x', 0, { identifier: 'a' })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(NonBlockingLease.obtain(a, '/leases/x', HOUR, { identifier: '' })).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(MultiNonBlockingLease.obtain(a, '/leases/x', 0, HOUR, { identifier: 'a' })).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+});
+
+describe('the timed-lease channel', () => {
+  it('publishes each attempt: path, identifier, obtained, holder, end', async () => {
+    const seen: LeaseAttemptMessage[] = [];
+    const onMessage = (m: unknown): void => void seen.push(m as LeaseAttemptMessage);
+    diagnostics.subscribe(TIMED_LEASE_CHANNEL, onMessage);
+    try {
+      const won = await NonBlockingLease.obtain(a, '/leases/traced', HOUR, { identifier: 'a' });
+      await MultiNonBlockingLease.obtain(b, '/leases/traced', 1, HOUR, { identifier: 'b' });
+      await NonBlockingLease.obtain(b, '/leases/traced', HOUR, { identifier: 'b' });
+      expect(seen).toEqual([
+        { path: '/leases/traced', identifier: 'a', obtained: true, holder: 'a', endsAt: won.endsAt },
+        { path: '/leases/traced/0', identifier: 'b', obtained: true, holder: 'b', endsAt: expect.any(Date) },
+        { path: '/leases/traced', identifier: 'b', obtained: false, holder: 'a', endsAt: won.endsAt },
+      ]);
+    } finally {
+      diagnostics.unsubscribe(TIMED_LEASE_CHANNEL, onMessage);
+    }
   });
 });
 
