@@ -6,7 +6,7 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Client } from '@tenure/client';
+import { CreateMode, RetryPolicies, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { KazooLock, kazooContenders } from '@tenure/locks';
 import { ManualClock, TestClients, startTestServer, tapTransport } from '@tenure/testing';
@@ -221,6 +221,37 @@ describe('SetPartitioner', () => {
     await advancing(Promise.all([a.client.sync('/'), b.client.sync('/')]));
     expect([...server.watchCounts().values()].every((n) => n === 0)).toBe(true);
     expect(a.p.state).toBe('closed');
+  });
+
+  it('a dropped connection (SUSPENDED ends the leases under the standard policy) releases, then allocates again on the same session', async () => {
+    const a = await member('a');
+    await clock.advanceUntil(() => a.p.allocation === 'acquired');
+    const session = a.client.sessionId;
+    server.dropConnection(session);
+    await clock.advanceUntil(() => a.p.allocation !== 'acquired', { maxMs: 2_000 });
+    await clock.advanceUntil(() => a.p.allocation === 'acquired', { maxMs: 3 * SESSION });
+    expect(a.client.sessionId).toBe(session);
+    expect(a.log).toEqual(['acquired', 'release', 'allocating', 'acquired']);
+    expect(a.p.items).toEqual(ITEMS);
+    expect([...holders().values()].every((id) => id === 'a')).toBe(true);
+  });
+
+  it('a failing step is reported and retried at the retry policy pace, on the client clock', async () => {
+    const c = await open();
+    await c.create('/eph', null, { mode: CreateMode.EPHEMERAL });
+    // Children of an ephemeral are refused (NoChildrenForEphemerals): reported, then retried.
+    const p = new SetPartitioner(c, '/eph/set', ['x'], { identifier: 'a', timeBoundaryMs: 10, retryPolicy: RetryPolicies.forever(500) });
+    partitioners.push(p);
+    const errors: Error[] = [];
+    p.on('error', (e) => errors.push(e));
+    await p.start();
+    await clock.advance(1);
+    expect(errors).toHaveLength(1);
+    await clock.advance(498);
+    expect(errors).toHaveLength(1);
+    await clock.advance(2);
+    expect(errors).toHaveLength(2);
+    expect(p.allocation).toBe('allocating');
   });
 
   it('publishes each allocation change on its channel', async () => {
