@@ -46,7 +46,11 @@ describe.skipIf(chromium === null)("tenure ui in headless Chromium: kazoo's reci
   const partitioners: SetPartitioner[] = [];
 
   async function open(): Promise<Client> {
-    const c = createClient({ connectString: server.connectString, sessionTimeoutMs: 5000, retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200) });
+    const c = createClient({
+      connectString: server.connectString,
+      sessionTimeoutMs: 5000,
+      retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200),
+    });
     clients.push(c);
     await c.start();
     return c;
@@ -69,7 +73,10 @@ describe.skipIf(chromium === null)("tenure ui in headless Chromium: kazoo's reci
     const ids = ps.map((p) => p.identifier);
     for (;;) {
       await Promise.all(ps.map((p) => p.waitForAcquire({ timeoutMs: 20_000 })));
-      if (ps.every((p) => p.allocation === 'acquired' && JSON.stringify(p.items) === JSON.stringify(kazooPartition(p.identifier, ids, ITEMS)))) return;
+      if (
+        ps.every((p) => p.allocation === 'acquired' && JSON.stringify(p.items) === JSON.stringify(kazooPartition(p.identifier, ids, ITEMS)))
+      )
+        return;
       await new Promise((r) => setTimeout(r, 20));
     }
   }
@@ -95,7 +102,12 @@ describe.skipIf(chromium === null)("tenure ui in headless Chromium: kazoo's reci
       Object.fromEntries(ITEMS.map((item) => [item, ids.find((id) => kazooPartition(id, ids, ITEMS).includes(item))!]));
     await page.waitForFunction(
       (want: string) => {
-        const got = Object.fromEntries([...document.querySelectorAll('[data-partition] [data-item]')].map((e) => [e.getAttribute('data-item'), e.getAttribute('data-holder')]));
+        const got = Object.fromEntries(
+          [...document.querySelectorAll('[data-partition] [data-item]')].map((e) => [
+            e.getAttribute('data-item'),
+            e.getAttribute('data-holder'),
+          ]),
+        );
         return JSON.stringify(got) === want;
       },
       { timeout: 10_000, polling: 'mutation' },
@@ -108,7 +120,12 @@ describe.skipIf(chromium === null)("tenure ui in headless Chromium: kazoo's reci
     await acquiredSplit([a, b, c]);
     await page.waitForFunction(
       (want: string) => {
-        const got = Object.fromEntries([...document.querySelectorAll('[data-partition] [data-item]')].map((e) => [e.getAttribute('data-item'), e.getAttribute('data-holder')]));
+        const got = Object.fromEntries(
+          [...document.querySelectorAll('[data-partition] [data-item]')].map((e) => [
+            e.getAttribute('data-item'),
+            e.getAttribute('data-holder'),
+          ]),
+        );
         return JSON.stringify(got) === want;
       },
       { timeout: 10_000, polling: 'mutation' },
