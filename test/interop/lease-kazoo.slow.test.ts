@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@tenure/client';
-import { NonBlockingLease, encodeLeaseRecord, formatKazooTime, type LeaseResult } from '@tenure/locks';
+import { KazooLock, NonBlockingLease, encodeLeaseRecord, formatKazooTime, type LeaseResult } from '@tenure/locks';
 import { TestClients, TestingServer, realZooKeeper, sleep } from '@tenure/testing';
 import { LineProcess, hasKazoo } from './kazoo-process.js';
 
@@ -87,6 +87,30 @@ describe.skipIf(!zk.available || !hasKazoo())("kazoo's NonBlockingLease and Tenu
     const again = await obtain(tenure[0]!, 'tenure-a');
     expect(again.obtained).toBe(true);
     await pastEnd(again.endsAt);
+  });
+
+  it("the lock under the lease: kazoo's Lock and KazooLock exclude each other (2 + 2 workers x 25 unsafe increments = 100)", async () => {
+    const counter = '/kazoo-interop/counter';
+    const lockPath = '/kazoo-interop/lock';
+    await tenure[0]!.create(counter, '0', { createParents: true });
+    const fromKazoo = kazoo.ask(`increment ${lockPath} ${counter} 25 kazoo-w1 kazoo-w2`, (l) => typeof l.incremented === 'number', 120_000);
+    const tokens: bigint[] = [];
+    await Promise.all(
+      tenure.map(async (c, i) => {
+        const lock = new KazooLock(c, lockPath, { identifier: `tenure-w${i}` });
+        for (let n = 0; n < 25; n++) {
+          await using held = await lock.acquire();
+          tokens.push(held.fencingToken);
+          const { data } = await c.getData(counter);
+          await c.sync(counter);
+          await c.setData(counter, String(Number(data.toString()) + 1));
+        }
+        await lock.close();
+      }),
+    );
+    await fromKazoo;
+    expect((await tenure[0]!.getData(counter)).data.toString()).toBe('100');
+    for (let i = 1; i < tokens.length; i++) expect(tokens[i]! > tokens[i - 1]!).toBe(true);
   });
 
   it(`kazoo and Tenure contenders at once: at most one holder per period, over ${CONTENDED_ROUNDS} periods`, async () => {

@@ -4,6 +4,8 @@ Usage: lease_worker.py HOST:PORT  (then commands on stdin, one JSON answer line 
   race PATH SECONDS ID...    one kazoo client per ID, all trying at once (threads); answers
                              {"results": [{"id": ID, "obtained": bool}...]}
   read PATH                  kazoo's own reading of PATH/lease_holder: {"holder": ..., "end": ..., "raw": ...}
+  increment LOCK COUNTER N ID...   per ID a client doing N unsafe read-modify-writes of COUNTER,
+                             each inside kazoo's Lock on LOCK (threads): {"incremented": total}
 """
 import datetime
 import json
@@ -58,6 +60,24 @@ for line in sys.stdin:
         data = json.loads(raw.decode("utf-8"))
         end = datetime.datetime.strptime(data["end"], "%Y-%m-%dT%H:%M:%S")
         say({"holder": data["holder"], "end": end.isoformat(), "raw": raw.decode("utf-8")})
+    elif words[0] == "increment":
+        lock_path, counter, n, ids = words[1], words[2], int(words[3]), words[4:]
+
+        def bump(i):
+            c = client(i)
+            lock = c.Lock(lock_path, i)
+            for _ in range(n):
+                with lock:
+                    v = int(c.get(counter)[0])
+                    c.sync(counter)
+                    c.set(counter, str(v + 1).encode())
+
+        threads = [threading.Thread(target=bump, args=(i,)) for i in ids]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        say({"incremented": n * len(ids)})
     elif words[0] == "quit":
         break
 for c in clients.values():
