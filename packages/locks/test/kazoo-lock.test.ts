@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CreateMode, TimeoutError } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { KazooLock, kazooContenders } from '../src/index.js';
-import { Clients, ephemeralsUnder, roundTrip, startServer } from './harness.js';
+import { Clients, ephemeralsUnder, eventually, roundTrip, startServer } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -56,6 +56,22 @@ describe('KazooLock', () => {
     const lease = await new KazooLock(c, '/k/with-record').acquire({ timeoutMs: 2000 });
     expect(lease.isHeld()).toBe(true);
     await lease.release();
+  });
+
+  it("a create whose reply was lost leaves a duplicate of ours: kazoo's uuid trick deletes it instead of waiting on it", async () => {
+    setup();
+    const c = await clients.open();
+    await c.create('/k/lost', null, { createParents: true });
+    // The create is applied, then the connection drops before its reply: the client creates again.
+    server.loseNextReply(c.sessionId);
+    const lease = await new KazooLock(c, '/k/lost', { identifier: 'x' }).acquire({ timeoutMs: 5000 });
+    expect(lease.isHeld()).toBe(true);
+    // Ours is the second create (the first, sequence 0, is the duplicate ahead of us).
+    expect(lease.path).toMatch(/__lock__0000000001$/);
+    await eventually(() => ephemeralsUnder(server, '/k/lost').length === 1);
+    expect(ephemeralsUnder(server, '/k/lost')).toEqual([lease.path]);
+    await lease.release();
+    expect(ephemeralsUnder(server, '/k/lost')).toEqual([]);
   });
 
   it('5 clients x 20 unsafe increments inside the lock come to exactly 100, with rising tokens', async () => {
