@@ -177,6 +177,36 @@ describe('SetPartitioner', () => {
     expect([...holders().values()].every((id) => id === 'b')).toBe(true);
   });
 
+  it('kazoo#392, mid re-split: new owners wait on the locks a departed member still holds, for at most its session timeout', async () => {
+    const a = await member('a');
+    const b = await member('b');
+    await clock.advanceUntil(() => allAcquired([a.p, b.p]));
+    const aItems = [...a.p.items];
+    // a goes silent, then c joins: b and c re-split three ways (a's party node is still there) and
+    // some of their new items are locks a holds and will never release.
+    const departed = clock.now();
+    server.silence(a.client.sessionId, 10 * SESSION);
+    const c = await member('c');
+    await clock.advance(BOUNDARY + 500);
+    const waitedOn = [...b.p.set].filter((i) => aItems.includes(i) && !kazooPartition('a', ['a', 'b', 'c'], ITEMS).includes(i));
+    expect(waitedOn.length).toBeGreaterThan(0);
+    expect(b.p.allocation).toBe('allocating');
+    expect(c.p.allocation).toBe('allocating');
+    // Each waits with a watch on a's node for the item: its lock node is queued behind a's.
+    const queued = waitedOn.filter((i) => kazooContenders(server.node(`${PATH}/locks/${i}`)!.children).length === 2);
+    expect(queued.length).toBeGreaterThan(0);
+    let freed: number | undefined;
+    await clock.advanceUntil(
+      () => {
+        if (freed === undefined && aItems.every((i) => holders().get(i) !== 'a')) freed = clock.now();
+        return allAcquired([b.p, c.p]) && b.p.items.length + c.p.items.length === 12;
+      },
+      { maxMs: 4 * SESSION },
+    );
+    expect(freed! - departed).toBeLessThanOrEqual(SESSION + TICK);
+    expectExactSplit([b.p, c.p], ['b', 'c']);
+  });
+
   it('an item locked by a live non-member is waited for without polling, and taken as soon as it is free', async () => {
     const outsider = await open();
     const lock = new KazooLock(outsider, `${PATH}/locks/item-03`, { identifier: 'outsider' });
