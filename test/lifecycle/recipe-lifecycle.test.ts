@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IllegalStateError, type Client, type RecipeHandle } from '@tenure/client';
 import { PersistentNode, PersistentTtlNode } from '@tenure/nodes';
 import { NodeCache, TreeCache } from '@tenure/cache';
-import { GroupMember } from '@tenure/group';
+import { GroupMember, SetPartitioner } from '@tenure/group';
 import { LeaderLatch, LeaderSelector } from '@tenure/leader';
 import { DistributedDelayQueue, DistributedIdQueue, DistributedPriorityQueue, DistributedQueue } from '@tenure/queues';
 import { JsonInstanceSerializer, ServiceCache, ServiceDiscovery, ServiceProvider } from '@tenure/discovery';
@@ -43,6 +43,11 @@ const recipes: Recipe[] = [
     name: 'GroupMember',
     make: (c) => new GroupMember(c, '/lc/group', 'member-1', 'payload'),
     ready: (r) => (r as GroupMember).waitForJoined({ timeoutMs: 5000 }),
+  },
+  {
+    name: 'SetPartitioner',
+    make: (c) => new SetPartitioner(c, '/lc/partitioner', ['a', 'b'], { identifier: 'm', timeBoundaryMs: 10 }),
+    ready: async (r) => void (await (r as SetPartitioner).waitForAcquire({ timeoutMs: 5000 })),
   },
   { name: 'TreeCache', make: (c) => new TreeCache(c, '/lc/tree') },
   { name: 'NodeCache', make: (c) => new NodeCache(c, '/lc/node-cache') },

@@ -101,6 +101,16 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
     summary: 'the service discovery registry (curator-x-discovery: <base>/<name>/<id> with JSON)',
     example: 'tenure services',
   },
+  partitions: {
+    synopsis: 'partitions [--limit N] [PATH]',
+    summary: "each partitioned set (kazoo's SetPartitioner: <path>/party, <path>/locks/<item>) with its members and each item's holder",
+    example: 'tenure partitions /work',
+  },
+  leases: {
+    synopsis: 'leases [--limit N] [PATH]',
+    summary: "each timed lease (kazoo's NonBlockingLease, MultiNonBlockingLease: <path>/lease_holder) with its holder and time left",
+    example: 'tenure leases /cron',
+  },
   queues: {
     synopsis: 'queues [--limit N] [PATH]',
     summary: 'each queue (DistributedQueue family, SimpleDistributedQueue) with its depth and oldest item',

@@ -34,7 +34,7 @@ async function walk(ctx: CommandContext, input: CommandInput): Promise<InspectRe
 }
 
 /** A recipe command over one list of the report. */
-function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' | 'queues'>(
+export function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' | 'queues' | 'partitions' | 'timedLeases'>(
   name: string,
   key: K,
   empty: string,
