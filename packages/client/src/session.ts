@@ -36,7 +36,8 @@ import {
   type WatcherEvent,
 } from '@tenure/protocol';
 import type { Clock, TimerHandle } from '@tenure/protocol';
-import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
+import { HostProvider } from './host-provider.js';
+import { reconnectCapMs, reconnectDelayMs } from './host-ring.js';
 import type { Logger } from './logger.js';
 import { runSaslExchange, type SaslMechanism } from './sasl.js';
 import { setWatchesBatches } from './set-watches.js';
@@ -67,6 +68,8 @@ export interface SessionConfig {
   onAuthFailed?: ((error: AuthFailedError) => void) | undefined;
   /** Every host refused the TLS handshake in a row (see tls-refusals.ts). */
   onTlsRefused?: TlsRefusalListener;
+  /** The random source of host shuffling and rebalancing (tests inject a seeded one). */
+  random?: () => number;
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
@@ -130,7 +133,7 @@ export class Session {
   private readonly cfg: SessionConfig;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly hosts: HostRing;
+  private readonly hosts: HostProvider;
   private link: Link | null = null;
   private readTimeout = 0;
   private pingAfter = 0;
@@ -153,7 +156,7 @@ export class Session {
     this.cfg = cfg;
     this.clock = cfg.clock;
     this.log = cfg.logger;
-    this.hosts = new HostRing(cfg.transport.hosts);
+    this.hosts = new HostProvider(cfg.transport.hosts, cfg.random);
   }
 
   /** Session ids held before the current one, oldest first. */
@@ -266,6 +269,21 @@ export class Session {
       this.waiters.add(waiter);
       return () => this.waiters.delete(waiter);
     });
+  }
+
+  /**
+   * A new host list (ensemble tracking, updateServerList). When ZooKeeper's rebalancing says
+   * move, the live connection is closed and the session re-attached on the host `next()` draws:
+   * SUSPENDED, then RECONNECTED with the same session.
+   */
+  updateHosts(hosts: readonly string[]): boolean {
+    const move = this.hosts.update(hosts, this.connectedServer);
+    const link = this.link;
+    if (move && link !== null && this.phase === 'running') {
+      this.log.info({ sessionId: hex(this.sessionId), server: this.connectedServer }, 'rebalancing onto the new host list');
+      this.dropLink(link, 'host list changed');
+    }
+    return move;
   }
 
   /** New TLS options: a pause after refused handshakes ends now. */
@@ -398,7 +416,8 @@ export class Session {
           this.log.error({ err, host: err.host, reason: err.reason }, `TLS handshake refused: ${err.message}`);
           return err;
         }
-        this.log.debug({ err, host }, 'connection attempt failed');
+        if (unresolved(err)) this.log.warn({ err, host }, `cannot resolve ${host}: skipped`);
+        else this.log.debug({ err, host }, 'connection attempt failed');
         return 'failed';
       }
     }
@@ -734,4 +753,12 @@ export class Session {
 
 export function hex(id: bigint): string {
   return '0x' + BigInt.asUintN(64, id).toString(16);
+}
+
+const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENODATA']);
+
+/** A connect that failed because the host name did not resolve (the transport's error has the DNS error as cause). */
+function unresolved(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' && DNS_FAILURES.has(cause.code);
 }
