@@ -12,6 +12,7 @@ import { electionsSection } from './view-elections.js';
 import { locksSection } from './view-locks.js';
 import { groupsSection, servicesSection } from './view-members.js';
 import { queuesSection, sessionsSection } from './view-queues.js';
+import { ensembleSection } from './view-ensemble.js';
 import { TreeView } from './view-tree.js';
 
 const VIEWS = ['overview', 'tree', 'locks', 'elections', 'groups', 'services', 'queues', 'sessions'] as const;
@@ -123,7 +124,7 @@ function renderView(): void {
     case 'queues':
       return replace(container, queuesSection(report));
     case 'sessions':
-      return replace(container, sessionsSection(overview.sessions, status.sessionId));
+      return replace(container, ensembleSection(overview.ensemble), sessionsSection(overview.sessions, status.sessionId));
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Client } from '@tenure/client';
 import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
+import type { EnsembleView } from './api-types.js';
 import type { OverviewSource } from './live-feed.js';
 
 export interface OverviewSourceOptions {
@@ -36,6 +37,13 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
         errors.push(`sessions: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return { report, sessions, errors };
+    let ensemble: EnsembleView | null = null;
+    try {
+      const config = await client.getConfig();
+      ensemble = { members: config.members, version: config.version, hosts: [...client.hosts], connectedServer: client.connectedServer };
+    } catch (err) {
+      errors.push(`ensemble: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { report, sessions, ensemble, errors };
   };
 }
