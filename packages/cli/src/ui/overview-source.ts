@@ -3,7 +3,7 @@
  * `locks` / `leaders` / ... commands make) and the sessions from `cons` / `dump`, which fall back to
  * the owners of the ephemerals the walk saw when the server refuses those words.
  */
-import type { Client } from '@tenure/client';
+import { KeeperError, type Client } from '@tenure/client';
 import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
 import type { EnsembleView } from './api-types.js';
 import type { OverviewSource } from './live-feed.js';
@@ -42,7 +42,10 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
       const config = await client.getConfig();
       ensemble = { members: config.members, version: config.version, hosts: [...client.hosts], connectedServer: client.connectedServer };
     } catch (err) {
-      errors.push(`ensemble: ${err instanceof Error ? err.message : String(err)}`);
+      // A transport without ZooKeeper's config node has no ensemble to show; anything else is said.
+      if (err instanceof KeeperError && (err.code === 'NONODE' || err.code === 'UNIMPLEMENTED')) {
+        ensemble = { members: [], version: '', hosts: [...client.hosts], connectedServer: client.connectedServer };
+      } else errors.push(`ensemble: ${err instanceof Error ? err.message : String(err)}`);
     }
     return { report, sessions, ensemble, errors };
   };
