@@ -5,7 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TestingCluster, realZooKeeper, nextEvent, sleep } from '@tenure/testing';
-import { ConnectionState, NoAuthError, BadVersionError, createClient, type Client, type HostsChange } from '../src/index.js';
+import {
+  ConnectionState,
+  NoAuthError,
+  BadVersionError,
+  NewConfigNoQuorumError,
+  createClient,
+  type Client,
+  type HostsChange,
+} from '../src/index.js';
 
 const zk = realZooKeeper();
 const SUPER = 'super:s3cret';
@@ -71,6 +79,11 @@ describe.skipIf(!zk.available)('reconfig on a real 3-node ensemble', () => {
     expect(client.sessionId).toBe(sessionId);
     expect(states).not.toContain(ConnectionState.LOST);
     expect(cluster.serverOf(client)).toBeGreaterThan(0);
+
+    // A new membership whose quorum is not connected (server 1 is down, server 4 does not exist).
+    await expect(
+      client.reconfig({ members: [cluster.serverLine(0), 'server.4=127.0.0.1:1:2:participant;127.0.0.1:3'] }),
+    ).rejects.toBeInstanceOf(NewConfigNoQuorumError);
 
     // Remove server 1.
     const shrunk = nextEvent<HostsChange>(client, 'hostsChanged', undefined, { timeoutMs: 20_000 });
