@@ -151,6 +151,8 @@ export class Session {
   /** Why the session stopped in phase `failed`. */
   private authError: AuthFailedError | null = null;
   private readonly refusals = new TlsRefusals();
+  /** A rebalancing move is under way (updateHosts). */
+  private moving = false;
 
   constructor(cfg: SessionConfig) {
     this.cfg = cfg;
@@ -277,13 +279,33 @@ export class Session {
    * SUSPENDED, then RECONNECTED with the same session.
    */
   updateHosts(hosts: readonly string[]): boolean {
-    const move = this.hosts.update(hosts, this.connectedServer);
+    const current = this.connectedServer;
+    const move = this.hosts.update(hosts, current);
     const link = this.link;
-    if (move && link !== null && this.phase === 'running') {
-      this.log.info({ sessionId: hex(this.sessionId), server: this.connectedServer }, 'rebalancing onto the new host list');
-      this.dropLink(link, 'host list changed');
+    if (move && link?.conn && current !== null && this.phase === 'running' && !this.moving) {
+      this.log.info({ sessionId: hex(this.sessionId), server: current }, 'rebalancing onto the new host list');
+      this.moving = true;
+      this.moveOff(link, !hosts.includes(current))
+        .catch((err: unknown) => this.log.warn({ err }, 'rebalancing failed'))
+        .finally(() => (this.moving = false));
     }
     return move;
+  }
+
+  /**
+   * Moves the session to the host the rebalancing draws: the session is re-attached there first
+   * and the links swapped without SUSPENDED (as the read-only probe does). When no candidate
+   * answers, a server that left the list is dropped (the connect loop goes on, SUSPENDED then
+   * RECONNECTED); one that stays is kept.
+   */
+  private async moveOff(old: Link, mustLeave: boolean): Promise<void> {
+    for (let i = 0; i < this.hosts.count && this.hosts.moving; i++) {
+      const host = this.hosts.next();
+      if (this.link !== old || this.phase !== 'running') return;
+      if (host === this.connectedServer) continue;
+      if (await this.swap(old, host, 'moving to')) return;
+    }
+    if (mustLeave && this.link === old) this.dropLink(old, 'its server left the host list');
   }
 
   /** New TLS options: a pause after refused handshakes ends now. */
@@ -711,33 +733,43 @@ export class Session {
   private async probe(): Promise<void> {
     const old = this.link;
     if (!old?.conn?.readOnly || this.phase !== 'running') return;
-    const host = this.hosts.nextOther(this.connectedServer);
+    try {
+      if (await this.swap(old, this.hosts.nextOther(this.connectedServer), 'probing')) this.probeDelay = 100;
+    } finally {
+      if (this.link?.conn?.readOnly) this.scheduleProbe();
+    }
+  }
+
+  /**
+   * Re-attaches the session on a read-write server at `host` and, if that works while `old` is
+   * still the live link, swaps to it without SUSPENDED: the old link dies quietly, the new one
+   * reports RECONNECTED (nothing when the state already is). Any failure leaves `old` as it is.
+   */
+  private async swap(old: Link, host: string, what: string): Promise<boolean> {
     const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
-    using scope = new WaitScope(`probing ${host}`, { timeoutMs: this.perHostMs() }, { clock: this.clock });
+    using scope = new WaitScope(`${what} ${host}`, { timeoutMs: this.perHostMs() }, { clock: this.clock });
     try {
       const r = await this.connect(host, requested, this.passwd, false, scope, {
         onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
         onClose: (reason) => this.onLinkClosed(link, reason.message),
       });
-      if (r.kind !== 'connected') return;
-      // A refusal here is a failed probe: the read-only link, authenticated, goes on.
+      if (r.kind !== 'connected') return false;
+      // A refusal here is a failed swap: the old link, authenticated, goes on.
       if (this.cfg.sasl && !r.connection.readOnly) await this.authenticate(r.connection, this.cfg.sasl, scope);
-      if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive) {
+      if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive || requested !== this.reattachId()) {
         r.connection.close();
-        return;
+        return false;
       }
-      // Swap without SUSPENDED: the old link dies quietly, the new one reports RECONNECTED.
       old.markClosed();
       this.clearTimer('heartbeatTimer');
       old.conn?.close();
-      this.probeDelay = 100;
       this.onConnected(link, r.connection, sentAt, requested);
+      return true;
     } catch (err) {
-      this.log.debug({ err, host }, 'read-write probe failed');
-    } finally {
-      if (this.link?.conn?.readOnly) this.scheduleProbe();
+      this.log.debug({ err, host }, `${what} ${host} failed`);
+      return false;
     }
   }
 

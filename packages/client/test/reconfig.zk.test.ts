@@ -4,7 +4,7 @@
  * reconfig that removes the server and one that adds it back.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TestingCluster, realZooKeeper, nextEvent, sleep } from '@tenure/testing';
+import { TestingCluster, realZooKeeper, nextEvent, sleep, eventually } from '@tenure/testing';
 import {
   ConnectionState,
   NoAuthError,
@@ -112,6 +112,24 @@ describe.skipIf(!zk.available)('reconfig on a real 3-node ensemble', () => {
     // Server 1 serves again, as a member of the ensemble.
     await cluster.waitServing();
     expect((await cluster.modes()).filter((m) => m === 'leader' || m === 'follower')).toHaveLength(3);
+
+    // The server the client is on leaves: the client moves off it, with its session.
+    const on = cluster.serverOf(client);
+    expect(on).toBeGreaterThanOrEqual(0);
+    const admin = createClient({
+      connectString: cluster.address((on + 1) % 3),
+      ensembleTracker: false,
+      authInfo: [{ scheme: 'digest', auth: SUPER }],
+    });
+    await admin.start();
+    const movedOff = nextEvent<HostsChange>(client, 'hostsChanged', undefined, { timeoutMs: 20_000 });
+    await admin.reconfig({ leaving: [cluster.serverId(on)] });
+    await admin.close();
+    expect((await movedOff).hosts).not.toContain(cluster.address(on));
+    await eventually(() => (client.isConnected && cluster.serverOf(client) !== on) || undefined, 20_000, 'moved off the server that left');
+    expect(client.sessionId).toBe(sessionId);
+    expect(states).not.toContain(ConnectionState.LOST);
+    expect((await client.getData('/under-chroot')).data.toString()).toBe('x');
   });
 });
 
