@@ -100,8 +100,10 @@ export class ClientCore {
   readonly authFailedSignal: AbortSignal = this.authFailedController.signal;
   /** The servers the client connects to: the transport's, then as the ensemble changes. */
   hosts: readonly string[];
-  /** Set when the transport has a host list the client may change (the ZooKeeper transport). */
+  /** Set when ensemble tracking runs (on by default where the transport has a host list). */
   readonly tracker: EnsembleTracker | null;
+  /** The transport's hosts are `host:port` addresses the client may replace (the ZooKeeper transport). */
+  readonly hostListed: boolean;
   /** Aborted first thing in close(): the public `client.closedSignal`. */
   private readonly closing = new AbortController();
   /** Aborted at close once in-flight guaranteed deletes had their chance: stops background work. */
@@ -148,7 +150,8 @@ export class ClientCore {
       random: opts.random,
     });
     this.transport = transport;
-    this.tracker = opts.ensembleTracker !== false && hasHostList(transport) ? this.newTracker() : null;
+    this.hostListed = hasHostList(transport);
+    this.tracker = opts.ensembleTracker !== false && this.hostListed ? this.newTracker() : null;
   }
 
   private newTracker(): EnsembleTracker {

@@ -29,6 +29,7 @@ import {
   type Stat,
   type AuthFailedError,
   InvalidArgumentError,
+  IllegalStateError,
   asError,
 } from '@tenure/protocol';
 import type { EventEmitter } from 'eventemitter3';
@@ -411,6 +412,7 @@ export class Client {
    */
   updateServerList(connectString: string): void {
     if (this.core.closed) throw new ClosedError('client');
+    if (!this.core.hostListed) throw new IllegalStateError('updateServerList: this transport has no host list (in-process, WebSocket)');
     const { hosts } = parseConnectString(connectString);
     this.core.setHosts(hosts, 'updateServerList');
   }

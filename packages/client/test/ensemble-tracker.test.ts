@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { FaultProxy, TestingEmbeddedServer, nextEvent } from '@tenure/testing';
-import { ConnectionState, createClient, type Client, type HostsChange, type WatchEvent } from '../src/index.js';
+import { ConnectionState, IllegalStateError, createClient, type Client, type HostsChange, type WatchEvent } from '../src/index.js';
 
 const line = (id: number, p: FaultProxy) => `server.${id}=127.0.0.1:${1000 + id}:${2000 + id}:participant;${p.address}`;
 
@@ -83,6 +83,7 @@ describe('ensemble tracking', () => {
     await inProcess.start();
     await inProcess.sync('/');
     expect(inProcess.hosts).toEqual(server.transport().hosts);
+    expect(() => inProcess.updateServerList('a:2181')).toThrow(IllegalStateError);
     await inProcess.close();
 
     server.server.setEnsembleConfig(['server.1=127.0.0.1:1:2', 'server.2=127.0.0.1:3:4']);
