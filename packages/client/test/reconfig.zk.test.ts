@@ -123,7 +123,11 @@ describe.skipIf(!zk.available)('reconfig on a real 3-node ensemble', () => {
     });
     await admin.start();
     const movedOff = nextEvent<HostsChange>(client, 'hostsChanged', undefined, { timeoutMs: 20_000 });
-    await admin.reconfig({ leaving: [cluster.serverId(on)] });
+    // If that server leads, the ensemble elects another leader and the answer may be lost with the
+    // connection: hostsChanged below shows the reconfig landed either way.
+    await admin.reconfig({ leaving: [cluster.serverId(on)] }).catch((err: unknown) => {
+      if (!(err instanceof ConnectionLossError)) throw err;
+    });
     await admin.close();
     expect((await movedOff).hosts).not.toContain(cluster.address(on));
     await eventually(() => (client.isConnected && cluster.serverOf(client) !== on) || undefined, 20_000, 'moved off the server that left');
