@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TestingCluster, realZooKeeper, nextEvent, sleep, eventually } from '@tenure/testing';
 import {
+  ConnectionLossError,
   ConnectionState,
   NoAuthError,
   BadVersionError,
