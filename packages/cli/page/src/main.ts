@@ -13,6 +13,7 @@ import { locksSection } from './view-locks.js';
 import { leasesSection, partitionsSection } from './view-kazoo.js';
 import { groupsSection, servicesSection } from './view-members.js';
 import { queuesSection, sessionsSection } from './view-queues.js';
+import { ensembleSection } from './view-ensemble.js';
 import { TreeView } from './view-tree.js';
 
 const VIEWS = ['overview', 'tree', 'locks', 'elections', 'groups', 'services', 'queues', 'partitions', 'leases', 'sessions'] as const;
@@ -130,7 +131,7 @@ function renderView(): void {
     case 'leases':
       return replace(container, leasesSection(report));
     case 'sessions':
-      return replace(container, sessionsSection(overview.sessions, status.sessionId));
+      return replace(container, ensembleSection(overview.ensemble), sessionsSection(overview.sessions, status.sessionId));
   }
 }
 

@@ -127,6 +127,16 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
       'serve a live web page of locks, elections, groups, services, queues, sessions and the tree (read-only unless --write) until Ctrl-C',
     example: 'tenure --server zk1:2181 ui --port 8181',
   },
+  config: {
+    synopsis: 'config',
+    summary: "the ensemble's dynamic config (/zookeeper/config): members, roles, client addresses, version",
+    example: 'tenure --server zk1:2181 config',
+  },
+  reconfig: {
+    synopsis: 'reconfig [--add server.N=host:q:e[:role][;clientPort]]... [--remove ID]... [--members LINE]... [--from VERSION]',
+    summary: 'change the ensemble (ZooKeeper 3.5+ reconfig; needs a super user or skipACL) and print the new config',
+    example: "tenure --auth digest:super:secret reconfig --remove 3 --add 'server.4=10.0.0.4:2888:3888:participant;2181'",
+  },
 };
 
 /** The name and texts of command `name`. */

@@ -4,6 +4,7 @@
  */
 import type { CommandSpec } from './command-spec.js';
 import { DUMP_COMMANDS } from './dump-commands.js';
+import { ENSEMBLE_COMMANDS } from './ensemble-commands.js';
 import { RECIPE_COMMANDS } from './recipe-commands.js';
 import { KAZOO_COMMANDS } from './kazoo-commands.js';
 import { TREE_COMMANDS } from './tree-commands.js';
@@ -17,6 +18,7 @@ export const COMMANDS: CommandSpec[] = [
   ...RECIPE_COMMANDS,
   ...KAZOO_COMMANDS,
   ...UI_COMMANDS,
+  ...ENSEMBLE_COMMANDS,
 ];
 
 export function findCommand(name: string): CommandSpec | undefined {

@@ -36,8 +36,32 @@ export interface Overview {
   at: number;
   report: RecipeReport | null;
   sessions: SessionsReport | null;
+  /** The ensemble as the page server's client sees it (its config and host list); null if it could not be read. */
+  ensemble?: EnsembleView | null;
   /** Why the report or the sessions could not be had, if so. */
   errors: string[];
+}
+
+/** One member of the config (the client's EnsembleMember; written out here, as the page is built without the client). */
+export interface EnsembleMemberView {
+  id: string;
+  host: string;
+  quorumPort: number;
+  electionPort: number;
+  role: 'participant' | 'observer';
+  clientHost?: string;
+  clientPort?: number;
+}
+
+/** The ensemble: /zookeeper/config's members (none for a standalone server) and the client's host list. */
+export interface EnsembleView {
+  members: EnsembleMemberView[];
+  /** The config's version, hex ('' for none). */
+  version: string;
+  /** The servers the page server's client connects to (the ensemble's, when tracking follows a dynamic config). */
+  hosts: string[];
+  /** The server it is connected to now. */
+  connectedServer: string | null;
 }
 
 /** The `tree` event: paths whose data or children changed; null means "anything may have". */

@@ -3,8 +3,9 @@
  * `locks` / `leaders` / ... commands make) and the sessions from `cons` / `dump`, which fall back to
  * the owners of the ephemerals the walk saw when the server refuses those words.
  */
-import type { Client } from '@tenure/client';
+import { KeeperError, type Client } from '@tenure/client';
 import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
+import type { EnsembleView } from './api-types.js';
 import type { OverviewSource } from './live-feed.js';
 
 export interface OverviewSourceOptions {
@@ -36,6 +37,16 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
         errors.push(`sessions: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return { report, sessions, errors };
+    let ensemble: EnsembleView | null = null;
+    try {
+      const config = await client.getConfig();
+      ensemble = { members: config.members, version: config.version, hosts: [...client.hosts], connectedServer: client.connectedServer };
+    } catch (err) {
+      // A transport without ZooKeeper's config node has no ensemble to show; anything else is said.
+      if (err instanceof KeeperError && (err.code === 'NONODE' || err.code === 'UNIMPLEMENTED')) {
+        ensemble = { members: [], version: '', hosts: [...client.hosts], connectedServer: client.connectedServer };
+      } else errors.push(`ensemble: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { report, sessions, ensemble, errors };
   };
 }
