@@ -1,8 +1,17 @@
 /** LeaderObserver on the embedded server: items, layouts, current(), faults, close and clean-up. */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { ClosedError, ConnectionState, IllegalStateError, RetryPolicies, createClient, type Client } from '@tenure/client';
+import {
+  ClosedError,
+  ConnectionState,
+  IllegalStateError,
+  NoAuthError,
+  Perms,
+  RetryPolicies,
+  createClient,
+  type Client,
+} from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
-import { FaultProxy, nextEvent as nextOf } from '@tenure/testing';
+import { EventLog, FaultProxy, nextEvent as nextOf, sleep } from '@tenure/testing';
 import { LeaderLatch, LeaderObserver, LeaderSelector, type LeaderInfo } from '../src/index.js';
 import { Clients, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
 
@@ -326,5 +335,25 @@ describe('close and the client close', () => {
     expect(server.watchesOf(watcher!.sessionId)).toMatchObject({ child: [], data: [] });
     expect(totalWatches(server)).toBe(1); // the latch's own node
     expect(await nextItem(o.leaders())).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('NoAuth', () => {
+  test('an election path it may not read: reported once, no retry; start(), current() and the iterations reject with the NoAuthError', async () => {
+    const watcher = await clients.open({ retryPolicy: RetryPolicies.forever(10) });
+    await watcher.create('/hidden', null, {
+      acl: [{ perms: Perms.CREATE | Perms.WRITE | Perms.DELETE, id: { scheme: 'world', id: 'anyone' } }],
+    });
+    const o = observer(watcher, '/hidden');
+    const errors = new EventLog<Error>();
+    o.on('error', (e) => errors.push(e));
+    const it = o.leaders();
+    await expect(o.start({ timeoutMs: 3000 })).rejects.toBeInstanceOf(NoAuthError);
+    await expect(it.next()).rejects.toBeInstanceOf(NoAuthError);
+    await expect(o.leaders().next()).rejects.toBeInstanceOf(NoAuthError);
+    await expect(o.current()).rejects.toBeInstanceOf(NoAuthError);
+    await sleep(300); // a retrying observer (10 ms pauses) would have reported again meanwhile
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(NoAuthError);
   });
 });
