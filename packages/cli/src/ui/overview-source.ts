@@ -4,7 +4,7 @@
  * the owners of the ephemerals the walk saw when the server refuses those words.
  */
 import type { Client } from '@tenure/client';
-import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
+import { inspectObservers, inspectSessions, inspectWithWalk, sessionHex, type ObserversReport } from '../inspect/index.js';
 import type { OverviewSource } from './live-feed.js';
 
 export interface OverviewSourceOptions {
@@ -22,6 +22,7 @@ const SESSIONS_EVERY_MS = 1_000;
 export function recipeOverview(client: Client, options: OverviewSourceOptions): OverviewSource {
   let sessions: Awaited<ReturnType<typeof inspectSessions>> | null = null;
   let sessionsAt = 0;
+  let observers: ObserversReport | null = null;
   return async () => {
     const errors: string[] = [];
     const { report, walk } = await inspectWithWalk(client, {
@@ -32,10 +33,12 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
       try {
         sessions = await inspectSessions(options.connectString !== undefined ? { connectString: options.connectString } : {}, { walk });
         sessionsAt = Date.now();
+        // Observers hold no node: only the servers' watch listing shows them (asked as often as the sessions).
+        observers = await inspectObservers(options.connectString, report, { exclude: [sessionHex(client.sessionId)] });
       } catch (err) {
         errors.push(`sessions: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return { report, sessions, errors };
+    return { report, sessions, observers, errors };
   };
 }
