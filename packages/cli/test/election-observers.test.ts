@@ -5,14 +5,15 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, RetryPolicies, type Client } from '@tenure/client';
-import { LeaderLatch, LeaderObserver } from '@tenure/leader';
 import { eventually, TestingEmbeddedServer } from '@tenure/testing';
 import { parseWchp, sessionHex, startUi } from '../src/index.js';
 import type { Overview } from '../src/ui/index.js';
 import { json, tenure } from './cli-harness.js';
+import { electionWithObserver, openClient } from './observer-fixture.js';
 
 const closers: Array<() => Promise<unknown>> = [];
+const open = (connectString: string) => openClient(connectString, closers);
+const election = (connectString: string, path?: string) => electionWithObserver(connectString, closers, path);
 afterEach(async () => {
   for (const f of closers.splice(0).reverse()) await f().catch(() => {});
 });
@@ -21,30 +22,6 @@ async function serverWith(options: Parameters<typeof TestingEmbeddedServer.start
   const server = await TestingEmbeddedServer.start(options);
   closers.push(() => server.close());
   return server;
-}
-
-async function open(connectString: string): Promise<Client> {
-  const c = createClient({ connectString, sessionTimeoutMs: 4000, retryPolicy: RetryPolicies.exponentialBackoff(20, 5, 200) });
-  closers.push(() => c.close());
-  await c.start();
-  return c;
-}
-
-/** Two latches (the second one also follows the leaders: a participant, not an observer) and one observer. */
-async function election(connectString: string, path = '/election'): Promise<{ observer: Client; latches: LeaderLatch[] }> {
-  const [a, b, o] = [await open(connectString), await open(connectString), await open(connectString)];
-  const latches = [new LeaderLatch(a, path, { id: 'alpha' }), new LeaderLatch(b, path, { id: 'beta' })];
-  for (const l of latches) {
-    closers.push(() => l.close());
-    await l.start();
-  }
-  const participantFollows = latches[1]!.leaders();
-  expect((await participantFollows.next()).value).toMatchObject({ participantId: 'alpha' });
-  const observer = new LeaderObserver(o, path);
-  closers.push(() => observer.close());
-  await observer.start();
-  await Promise.all([a, b, o].map((c) => c.sync('/')));
-  return { observer: o, latches };
 }
 
 describe('parseWchp', () => {

@@ -4,10 +4,12 @@
  * (one layout), and holds no node: only a watch.
  *
  * Protocol (one pass at a time, the kit's PassRunner):
- * 1. List `<path>`'s children with a children watch (the one watch, set through a
+ * 1. List `<path>`'s children with a children watch (the one watch that matters, set through a
  *    `trackingWatches()` view, always with the same callback, so a pass never adds a second one).
- *    `<path>` missing: an exists watch on it instead (it fires when the first participant creates
- *    it); nobody leads.
+ *    With it, pipelined, an exists on `<path>` whose data watch only makes the observer visible in
+ *    the servers' watch listings (`wchp` lists data watches only; option `listed`). `<path>`
+ *    missing: an exists watch on it instead (it fires when the first participant creates it);
+ *    nobody leads.
  * 2. Sort the children as the participants do (the sequence after the last `latch-`, or `lock-`
  *    for a LeaderSelector): the first node leads. Read it (getData): its data is the participant
  *    id (UTF-8, as Curator reads it), its czxid the fencing token (the latch's own token), its
@@ -73,6 +75,14 @@ export interface LeaderObserverOptions {
    * (`…-lock-<seq>`). Default: `leader-latch` when the path holds latch nodes, else `leader-selector`.
    */
   recipe?: ElectionRecipe;
+  /**
+   * Also hold a data watch on `<path>` (default true), so that operators see this observer:
+   * ZooKeeper's `wchp` / `wchc` (and its admin server's watch listings) list data watches only,
+   * never children watches. The election's parent's data never changes, so the watch costs the
+   * server one entry and fires only when the path goes (as the children watch does). `false`:
+   * the children watch alone; `tenure leaders` then finds the observer on Tenure's servers only.
+   */
+  listed?: boolean;
   /** pino-compatible; default a child of the client's logger. */
   logger?: Logger;
   /** Paces the retries after a failed pass (default the client's retry policy). */
@@ -94,6 +104,8 @@ export interface LeaderObserverEvents {
 export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implements AsyncIterable<LeaderInfo>, AsyncDisposable {
   readonly path: string;
   private readonly recipe: ElectionRecipe | undefined;
+  /** Also a data watch on `<path>`, so that the servers' watch listings (`wchp`) show this observer. */
+  private readonly listed: boolean;
   /** Every watch goes through this view: close() takes it back. */
   private readonly watches: Client;
   private readonly logger: Logger;
@@ -130,6 +142,7 @@ export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implement
     if (options.recipe !== undefined && !(options.recipe in NAMES))
       throw new InvalidArgumentError(`LeaderObserver: recipe must be 'leader-latch' or 'leader-selector', got ${String(options.recipe)}`);
     this.recipe = options.recipe;
+    this.listed = options.listed ?? true;
     this.watches = client.trackingWatches();
     this.logger = options.logger ?? client.childLogger({ recipe: 'leader-observer', path: this.path });
     this.emitSafely = safeEmitter<LeaderObserverEvents>(this, this.logger);
@@ -226,23 +239,32 @@ export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implement
     const noticedAt = this.noticedAt;
     this.noticedAt = null;
     const wasAway = this.away;
-    let children: string[];
-    let pzxid: bigint;
+    // The listed watch (see `listed`) goes out with the listing, pipelined: no extra wait.
+    const watchWatch = (): Promise<unknown> => this.watches.exists(this.path, { watch: this.onWatch });
+    const listed = this.listed ? watchWatch() : null;
+    let listing: { children: string[]; stat: { pzxid: bigint } } | null;
     try {
-      const listing = await this.watches.getChildren(this.path, { watch: this.onWatch });
-      children = listing.children;
-      pzxid = listing.stat.pzxid;
+      listing = await this.watches.getChildren(this.path, { watch: this.onWatch });
     } catch (err) {
-      if (!(err instanceof NoNodeError)) throw err;
-      const stat = await this.watches.exists(this.path, { watch: this.onWatch });
+      if (!(err instanceof NoNodeError)) {
+        await listed?.catch(() => {});
+        throw err;
+      }
+      listing = null;
+    }
+    if (listing === null) {
+      // No `<path>`: the exists watch (a data watch if it was created meanwhile) waits for it.
+      const stat = await (listed ?? watchWatch());
       if (stat !== null) {
-        // Created meanwhile: that watch is a data watch on a node that exists. Take it back and list.
-        await this.watches.removeWatches(this.path, WatcherType.Data, { watcher: this.onWatch, quietly: true });
-        this.runner.run();
+        if (!this.listed) await this.watches.removeWatches(this.path, WatcherType.Data, { watcher: this.onWatch, quietly: true });
+        this.runner.run(); // created meanwhile: list it
         return;
       }
       return this.settle(undefined, wasAway);
     }
+    await listed;
+    const { children } = listing;
+    const pzxid = listing.stat.pzxid;
     if (!this.life.isStarted) return;
     const first = electionOrder(children, this.layoutName(children))[0];
     if (first === undefined) return this.settle(undefined, wasAway);

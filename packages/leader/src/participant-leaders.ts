@@ -27,7 +27,7 @@ export class ParticipantLeaders {
       return ended.subscribe();
     }
     if (this.observer === null) {
-      const observer = new LeaderObserver(this.client, this.path, { recipe: this.recipe, logger: this.logger });
+      const observer = new LeaderObserver(this.client, this.path, { recipe: this.recipe, logger: this.logger, listed: false });
       observer.on('error', this.onError);
       this.observer = observer;
       // Its failures reach the iterators (ClosedError, NoAuth) and `error`.

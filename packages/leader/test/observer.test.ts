@@ -13,7 +13,7 @@ import {
 import type { EmbeddedServer } from '@tenure/server';
 import { EventLog, FaultProxy, nextEvent as nextOf, sleep } from '@tenure/testing';
 import { LeaderLatch, LeaderObserver, LeaderSelector, type LeaderInfo } from '../src/index.js';
-import { Clients, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
+import { Clients, eventually, nextEvent, startServer, totalWatches, whenTree } from './harness.js';
 
 let server: EmbeddedServer;
 let clients: Clients;
@@ -92,9 +92,9 @@ describe('leaders as an async iterable', () => {
     }
     expect(tokens[1]! > tokens[0]! && tokens[2]! > tokens[1]!).toBe(true);
     expect(await o.current()).toMatchObject({ participantId: 'p2', fencingToken: tokens[2] });
-    // Exactly one watch, a children watch on the election path.
+    // One children watch on the election path, and the data watch that lists the observer for operators.
     await cs[3]!.sync('/');
-    expect(server.watchesOf(cs[3]!.sessionId)).toMatchObject({ child: ['/election'], data: [] });
+    expect(server.watchesOf(cs[3]!.sessionId)).toMatchObject({ child: ['/election'], data: ['/election'] });
     await o.close();
     expect(await nextItem(it)).toEqual({ done: true, value: undefined });
   });
@@ -180,6 +180,47 @@ describe('leaders as an async iterable', () => {
     await sb.close();
     // The selector's iterable ends with it (it read `sb` leaving: nobody is left, no item).
     expect(await nextItem(fromSelector)).toEqual({ done: true, value: undefined });
+  });
+});
+
+describe('watches', () => {
+  test('listed: false holds the children watch alone; a data change of the path is no change of leader', async () => {
+    const [a, b, watcher, admin] = await clients.openMany(4);
+    const [la, lb] = [latch(a!, 'a'), latch(b!, 'b')];
+    await la.start();
+    await lb.start();
+    const quiet = new LeaderObserver(watcher!, '/election', { listed: false });
+    closers.push(quiet);
+    const listed = observer(watcher!);
+    await quiet.start();
+    await listed.start();
+    await watcher!.sync('/');
+    // Both observers share the client's session: one child watch, one data watch (the listed one's).
+    expect(server.watchesOf(watcher!.sessionId)).toMatchObject({ child: ['/election'], data: ['/election'] });
+    await listed.close();
+    await watcher!.sync('/');
+    expect(server.watchesOf(watcher!.sessionId)).toMatchObject({ child: ['/election'], data: [] });
+    const it = quiet.leaders();
+    expect((await nextLeader(it)).participantId).toBe('a');
+    await admin!.setData('/election', Buffer.from('touched'));
+    await la.close();
+    expect((await nextLeader(it)).participantId).toBe('b');
+  });
+
+  test('a data change of the path fires the listed watch: it is set again, and yields nothing', async () => {
+    const [a, b, watcher, admin] = await clients.openMany(4);
+    const [la, lb] = [latch(a!, 'a'), latch(b!, 'b')];
+    await la.start();
+    await lb.start();
+    const o = observer(watcher!);
+    await o.start();
+    const it = o.leaders();
+    expect((await nextLeader(it)).participantId).toBe('a');
+    await admin!.setData('/election', Buffer.from('touched'));
+    // Set again by the pass the data change caused (nothing in the tree tells when: the server's watch table is polled).
+    await eventually(() => server.watchesOf(watcher!.sessionId).data.includes('/election'), 3000, 'the listed watch is set again');
+    await la.close();
+    expect((await nextLeader(it)).participantId).toBe('b');
   });
 });
 
