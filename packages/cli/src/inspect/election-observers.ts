@@ -1,9 +1,10 @@
 /**
- * Observers of elections: sessions that watch an election's path (a LeaderObserver's children
- * watch, or its exists watch while the path is missing; a TreeCache on the path shows too) and own
- * no participant node there. An observer holds no node, so the tree cannot show it: only the
- * servers' watch listing can, the four-letter word `wchp` (path → sessions), asked of every server
- * of the connect string (each lists the watches of the sessions connected to it). ZooKeeper 3.5+
+ * Observers of elections: sessions that watch an election's path and own no participant node
+ * there. An observer holds no node, so the tree cannot show it: only the servers' watch listing
+ * can, the four-letter word `wchp` (path → sessions), asked of every server of the connect string
+ * (each lists the watches of the sessions connected to it). ZooKeeper lists data watches only (a
+ * LeaderObserver holds one on the path for this, beside its children watch); Tenure's servers list
+ * children watches too. ZooKeeper 3.5+
  * answers only whitelisted words; when no server answers, `source` is `unavailable` and `problems`
  * says why.
  */
