@@ -4,18 +4,21 @@
  * and Tenure's, on a real ZooKeeper 3.8. Eleven participants alternate between the libraries;
  * ten hand-overs follow. The observer yields exactly the eleven leaders, in order, each with the
  * fencing token the latch itself holds (Java: its node's czxid, as the Java side reads it), rising;
- * waiters joining yield nothing. A second observer, started mid-way, agrees.
+ * waiters joining yield nothing. A second observer, started mid-way, agrees. And on Curator's
+ * LeaderSelector layout (test/interop/leader-java/CuratorSelectorParticipant.java, autoRequeue),
+ * mixed with Tenure's LeaderSelector: one item per term, the ids Curator writes.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestingServer, nextEvent, realZooKeeper } from '@tenure/testing';
-import { LeaderLatch, LeaderObserver, type LeaderInfo } from '@tenure/leader';
+import { LeaderLatch, LeaderObserver, LeaderSelector, type LeaderInfo } from '@tenure/leader';
 import { Clients } from '../../packages/leader/test/harness.js';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from './java.js';
 
 const zk = realZooKeeper();
 const java = javaToolchain();
 const SOURCE = fileURLToPath(new URL('./leader-java/CuratorLeaderParticipant.java', import.meta.url));
+const SELECTOR_SOURCE = fileURLToPath(new URL('./leader-java/CuratorSelectorParticipant.java', import.meta.url));
 const SESSION_MS = 4000;
 const PATH = '/interop/observed';
 
@@ -41,7 +44,7 @@ describe.skipIf(!zk.available || !java.available)('LeaderObserver on a Curator +
   let clients: Clients;
 
   beforeAll(async () => {
-    [compiled, server] = await Promise.all([compileJava([SOURCE]), TestingServer.start()]);
+    [compiled, server] = await Promise.all([compileJava([SOURCE, SELECTOR_SOURCE]), TestingServer.start()]);
     jvm = await JavaProgram.start(
       { classpath: compiled.classpath, mainClass: 'CuratorLeaderParticipant', args: [server.connectString, String(SESSION_MS)] },
       /^ready$/,
@@ -124,5 +127,60 @@ describe.skipIf(!zk.available || !java.available)('LeaderObserver on a Curator +
     expect(leaderEvents).toEqual(members.map((m) => m.id));
     // Every item's node was the leader's own.
     for (const l of items) expect(l.path.startsWith(`${PATH}/_c_`) && /-latch-\d{10}$/.test(l.path)).toBe(true);
+  });
+
+  it("Curator's LeaderSelector layout (lock- nodes, autoRequeue) with Tenure's: one item per term, Curator's ids, tokens rising", async () => {
+    const path = '/interop/observed-selector';
+    const selectors = await JavaProgram.start(
+      { classpath: compiled.classpath, mainClass: 'CuratorSelectorParticipant', args: [server.connectString, String(SESSION_MS)] },
+      /^ready$/,
+      60_000,
+    );
+    let ts: LeaderSelector | null = null;
+    try {
+      const observer = new LeaderObserver(await clients.open({ sessionTimeoutMs: SESSION_MS }), path);
+      await observer.start({ timeoutMs: 10_000 });
+      const it = observer.leaders();
+      const next = async (): Promise<LeaderInfo> => (await nextItem(it)).value as LeaderInfo;
+      const cj1Leads = selectors.waitFor(/^isLeader cj-1$/, 20_000);
+      await selectors.ask(`join cj-1 ${path}`, /^joined cj-1$/, 20_000);
+      await cj1Leads;
+      let releaseTenure!: () => void;
+      let tokenOf!: (token: bigint) => void;
+      const tenureTerm = new Promise<bigint>((resolve) => (tokenOf = resolve));
+      ts = new LeaderSelector(await clients.open({ sessionTimeoutMs: SESSION_MS }), path, {
+        id: 'ts-1',
+        takeLeadership: (signal, leadership) =>
+          new Promise<void>((resolve) => {
+            tokenOf(leadership.fencingToken);
+            releaseTenure = resolve;
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          }),
+      });
+      await ts.start();
+      await selectors.ask(`join cj-2 ${path}`, /^joined cj-2$/, 20_000);
+      const first = await next();
+      expect(first.participantId).toBe('cj-1');
+      expect(first.path).toMatch(/-lock-\d{10}$/);
+      // cj-1 yields (and queues again at the back): the Tenure selector's term.
+      await selectors.ask('yield cj-1', /^yielded cj-1$/);
+      const second = await next();
+      expect(second).toMatchObject({ participantId: 'ts-1', fencingToken: await tenureTerm });
+      // The Tenure term ends (no autoRequeue): cj-2, then cj-1 again (a new node, a new token).
+      const cj2Leads = selectors.waitFor(/^isLeader cj-2$/, 20_000);
+      releaseTenure();
+      await cj2Leads;
+      const third = await next();
+      expect(third.participantId).toBe('cj-2');
+      await selectors.ask('yield cj-2', /^yielded cj-2$/);
+      const fourth = await next();
+      expect(fourth.participantId).toBe('cj-1');
+      const tokens = [first, second, third, fourth].map((l) => l.fencingToken);
+      for (let i = 1; i < tokens.length; i++) expect(tokens[i]! > tokens[i - 1]!).toBe(true);
+      await observer.close();
+    } finally {
+      await ts?.close();
+      await selectors.stop();
+    }
   });
 });
