@@ -45,11 +45,11 @@ import { LeaderStream } from './leader-stream.js';
 import { electionOrder } from './participants.js';
 import { Waiters } from './waiters.js';
 
-const NAMES = { 'leader-latch': LATCH_NAME, 'leader-selector': SELECTOR_LOCK_NAME } as const;
+const NAMES: Record<ElectionRecipe, string> = { 'leader-latch': LATCH_NAME, 'leader-selector': SELECTOR_LOCK_NAME };
 const LATCH_NODE = new RegExp(`${LATCH_NAME}\\d{10}$`);
 
 /** Which recipe's layout the path holds. */
-export type ElectionRecipe = keyof typeof NAMES;
+export type ElectionRecipe = 'leader-latch' | 'leader-selector';
 
 /** A leader of an election, as an observer sees it. */
 export interface LeaderInfo {
