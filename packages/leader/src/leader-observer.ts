@@ -40,34 +40,12 @@ import {
 } from '@tenure/client';
 import type { Client, Logger, RecipeState, RetryPolicy, SafeEmit, WaitOptions, WatchEvent } from '@tenure/client';
 import { validatePath } from '@tenure/protocol';
-import { LATCH_NAME, SELECTOR_LOCK_NAME } from './layout.js';
+import { isElectionRecipe, layoutName, readCurrentLeader, type ElectionRecipe, type LeaderInfo } from './leader-info.js';
 import { LeaderStream } from './leader-stream.js';
 import { electionOrder } from './participants.js';
+
+export type { ElectionRecipe, LeaderInfo } from './leader-info.js';
 import { Waiters } from './waiters.js';
-
-const NAMES: Record<ElectionRecipe, string> = { 'leader-latch': LATCH_NAME, 'leader-selector': SELECTOR_LOCK_NAME };
-const LATCH_NODE = new RegExp(`${LATCH_NAME}\\d{10}$`);
-
-/** Which recipe's layout the path holds. */
-export type ElectionRecipe = 'leader-latch' | 'leader-selector';
-
-/** A leader of an election, as an observer sees it. */
-export interface LeaderInfo {
-  /** The participant id: the leader node's data, UTF-8 (as Curator reads it). */
-  readonly participantId: string;
-  /** The leader node's czxid: exactly the latch's (or selector's) own fencing token for this term. */
-  readonly fencingToken: bigint;
-  /**
-   * When it became leader, as far as ZooKeeper lets anyone know. A change the observer saw
-   * happen is dated by the notification that announced it (a notification's delay after the
-   * fact). A leader found at start, or after the observer was away, is dated by its node's ctime:
-   * exact when it has led since it joined (it joined an election without a leader), else the
-   * earliest it can have led (ZooKeeper keeps no time of the predecessor's departure).
-   */
-  readonly since: Date;
-  /** The leader node's full path. */
-  readonly path: string;
-}
 
 export interface LeaderObserverOptions {
   /**
@@ -139,7 +117,7 @@ export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implement
   ) {
     super();
     this.path = validatePath(path);
-    if (options.recipe !== undefined && !(options.recipe in NAMES))
+    if (options.recipe !== undefined && !isElectionRecipe(options.recipe))
       throw new InvalidArgumentError(`LeaderObserver: recipe must be 'leader-latch' or 'leader-selector', got ${String(options.recipe)}`);
     this.recipe = options.recipe;
     this.listed = options.listed ?? true;
@@ -374,47 +352,4 @@ export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implement
     if (this.loaded) return;
     await this.loadWaiters.wait(this.client.waitScope(options, `leader observer ${this.path} ${what}`));
   }
-}
-
-/** The name the children sort by: the recipe's, or `latch-` when the path holds latch nodes, else `lock-`. */
-function layoutName(children: readonly string[], recipe: ElectionRecipe | undefined): string {
-  if (recipe !== undefined) return NAMES[recipe];
-  return children.some((c) => LATCH_NODE.test(c)) ? NAMES['leader-latch'] : NAMES['leader-selector'];
-}
-
-/** One read of the election's leader, no watch (current() on an observer that is not started). */
-async function readCurrentLeader(
-  client: Client,
-  path: string,
-  recipe: ElectionRecipe | undefined,
-  options: WaitOptions,
-): Promise<LeaderInfo | undefined> {
-  return client.wait(
-    async (signal) => {
-      for (;;) {
-        let children: string[];
-        try {
-          children = (await client.getChildren(path, { signal })).children;
-        } catch (err) {
-          if (err instanceof NoNodeError) return undefined;
-          throw err;
-        }
-        const first = electionOrder(children, layoutName(children, recipe))[0];
-        if (first === undefined) return undefined;
-        try {
-          const { data, stat } = await client.getData(`${path}/${first}`, { signal });
-          return Object.freeze({
-            participantId: data.toString('utf8'),
-            fencingToken: stat.czxid,
-            since: new Date(stat.ctime),
-            path: `${path}/${first}`,
-          });
-        } catch (err) {
-          if (!(err instanceof NoNodeError)) throw err;
-        }
-      }
-    },
-    options,
-    `leader observer ${path} current`,
-  );
 }
