@@ -3,7 +3,9 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import {
   ClosedError,
   ConnectionState,
+  CreateMode,
   IllegalStateError,
+  InvalidArgumentError,
   NoAuthError,
   Perms,
   RetryPolicies,
@@ -239,6 +241,23 @@ describe('latch.leaders()', () => {
     expect(await nextItem(ls[2]!.leaders())).toEqual({ done: true, value: undefined });
     await cs[2]!.sync('/');
     expect(server.watchesOf(cs[2]!.sessionId)).toMatchObject({ child: [], data: [] });
+  });
+});
+
+describe('options', () => {
+  test("recipe fixes the layout (an unknown one is an InvalidArgumentError): 'leader-selector' reads lock- nodes, ignoring latch- ones", async () => {
+    const [a, admin, watcher] = await clients.openMany(3);
+    expect(() => new LeaderObserver(watcher!, '/mixed', { recipe: 'barrier' as never })).toThrow(InvalidArgumentError);
+    const l = latch(a!, 'latched', '/mixed');
+    await l.start();
+    // A lock- node with a higher sequence than the latch's: first by the selector's order only.
+    const { path } = await admin!.create('/mixed/_c_00000000-0000-0000-0000-000000000000-lock-', Buffer.from('locked'), {
+      mode: CreateMode.EPHEMERAL_SEQUENTIAL,
+    });
+    expect((await new LeaderObserver(watcher!, '/mixed').current())?.participantId).toBe('latched');
+    const o = new LeaderObserver(watcher!, '/mixed', { recipe: 'leader-selector' });
+    closers.push(o);
+    expect(await o.current()).toMatchObject({ participantId: 'locked', path });
   });
 });
 
