@@ -218,8 +218,8 @@ export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implement
     this.noticedAt = null;
     const wasAway = this.away;
     // The listed watch (see `listed`) goes out with the listing, pipelined: no extra wait.
-    const watchWatch = (): Promise<unknown> => this.watches.exists(this.path, { watch: this.onWatch });
-    const listed = this.listed ? watchWatch() : null;
+    const existsWatch = (): Promise<unknown> => this.watches.exists(this.path, { watch: this.onWatch });
+    const listed = this.listed ? existsWatch() : null;
     let listing: { children: string[]; stat: { pzxid: bigint } } | null;
     try {
       listing = await this.watches.getChildren(this.path, { watch: this.onWatch });
@@ -232,7 +232,7 @@ export class LeaderObserver extends EventEmitter<LeaderObserverEvents> implement
     }
     if (listing === null) {
       // No `<path>`: the exists watch (a data watch if it was created meanwhile) waits for it.
-      const stat = await (listed ?? watchWatch());
+      const stat = await (listed ?? existsWatch());
       if (stat !== null) {
         if (!this.listed) await this.watches.removeWatches(this.path, WatcherType.Data, { watcher: this.onWatch, quietly: true });
         this.runner.run(); // created meanwhile: list it
