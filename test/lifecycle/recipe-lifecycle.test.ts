@@ -9,7 +9,7 @@ import { IllegalStateError, type Client, type RecipeHandle } from '@tenure/clien
 import { PersistentNode, PersistentTtlNode } from '@tenure/nodes';
 import { NodeCache, TreeCache } from '@tenure/cache';
 import { GroupMember, SetPartitioner } from '@tenure/group';
-import { LeaderLatch, LeaderSelector } from '@tenure/leader';
+import { LeaderLatch, LeaderObserver, LeaderSelector } from '@tenure/leader';
 import { DistributedDelayQueue, DistributedIdQueue, DistributedPriorityQueue, DistributedQueue } from '@tenure/queues';
 import { JsonInstanceSerializer, ServiceCache, ServiceDiscovery, ServiceProvider } from '@tenure/discovery';
 import { SharedCount, SharedValue } from '@tenure/counters';
@@ -52,6 +52,7 @@ const recipes: Recipe[] = [
   { name: 'TreeCache', make: (c) => new TreeCache(c, '/lc/tree') },
   { name: 'NodeCache', make: (c) => new NodeCache(c, '/lc/node-cache') },
   { name: 'LeaderLatch', make: (c) => new LeaderLatch(c, '/lc/latch', { id: 'a' }) },
+  { name: 'LeaderObserver', make: (c) => new LeaderObserver(c, '/lc/latch') },
   {
     name: 'LeaderSelector',
     make: (c) => new LeaderSelector(c, '/lc/selector', { id: 'a', takeLeadership: holdUntilAborted }),

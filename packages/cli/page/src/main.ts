@@ -109,7 +109,7 @@ function renderView(): void {
       return replace(
         container,
         locksSection(report),
-        h('div.pair', null, electionsSection(report), timelineSection),
+        h('div.pair', null, electionsSection(report, overview.observers ?? null), timelineSection),
         groupsSection(report),
         servicesSection(report),
         queuesSection(report),
@@ -119,7 +119,7 @@ function renderView(): void {
     case 'locks':
       return replace(container, locksSection(report), timelineSection);
     case 'elections':
-      return replace(container, electionsSection(report), timelineSection);
+      return replace(container, electionsSection(report, overview.observers ?? null), timelineSection);
     case 'groups':
       return replace(container, groupsSection(report));
     case 'services':

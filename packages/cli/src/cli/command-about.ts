@@ -88,7 +88,7 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
   },
   leaders: {
     synopsis: 'leaders [--limit N] [PATH]',
-    summary: 'each election (LeaderLatch; LeaderSelector, whose nodes are a mutex’s) with its leader and participants',
+    summary: 'each election (LeaderLatch; LeaderSelector, whose nodes are a mutex’s) with its leader, participants and observers (wchp)',
     example: 'tenure leaders /election',
   },
   groups: {

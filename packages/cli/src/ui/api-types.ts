@@ -2,6 +2,7 @@
  * The JSON the page server sends to the page (the page imports these types too, so both sides
  * agree). Zxids, session ids and other 64-bit numbers are strings; data is base64.
  */
+import type { ObserversReport } from '../inspect/observer-report.js';
 import type { RecipeReport, SessionsReport } from '../inspect/report.js';
 
 /** How changes reach the page. */
@@ -38,6 +39,8 @@ export interface Overview {
   sessions: SessionsReport | null;
   /** The ensemble as the page server's client sees it (its config and host list); null if it could not be read. */
   ensemble?: EnsembleView | null;
+  /** The elections' observers, from the servers' `wchp` (refreshed as the sessions are); null or absent when not asked yet. */
+  observers?: ObserversReport | null;
   /** Why the report or the sessions could not be had, if so. */
   errors: string[];
 }

@@ -4,7 +4,7 @@
  * the owners of the ephemerals the walk saw when the server refuses those words.
  */
 import { KeeperError, type Client } from '@tenure/client';
-import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
+import { inspectObservers, inspectSessions, inspectWithWalk, sessionHex, type ObserversReport } from '../inspect/index.js';
 import type { EnsembleView } from './api-types.js';
 import type { OverviewSource } from './live-feed.js';
 
@@ -23,6 +23,7 @@ const SESSIONS_EVERY_MS = 1_000;
 export function recipeOverview(client: Client, options: OverviewSourceOptions): OverviewSource {
   let sessions: Awaited<ReturnType<typeof inspectSessions>> | null = null;
   let sessionsAt = 0;
+  let observers: ObserversReport | null = null;
   return async () => {
     const errors: string[] = [];
     const { report, walk } = await inspectWithWalk(client, {
@@ -33,6 +34,8 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
       try {
         sessions = await inspectSessions(options.connectString !== undefined ? { connectString: options.connectString } : {}, { walk });
         sessionsAt = Date.now();
+        // Observers hold no node: only the servers' watch listing shows them (asked as often as the sessions).
+        observers = await inspectObservers(options.connectString, report, { exclude: [sessionHex(client.sessionId)] });
       } catch (err) {
         errors.push(`sessions: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -47,6 +50,6 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
         ensemble = { members: [], version: '', hosts: [...client.hosts], connectedServer: client.connectedServer };
       } else errors.push(`ensemble: ${err instanceof Error ? err.message : String(err)}`);
     }
-    return { report, sessions, ensemble, errors };
+    return { report, sessions, ensemble, observers, errors };
   };
 }
