@@ -35,7 +35,7 @@ import type { EventEmitter } from 'eventemitter3';
 import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from '@tenure/protocol';
 import type { ClientCore, ClientEvents } from './client-core.js';
-import { requestChannel, traced } from './diagnostics.js';
+import { dataSize, requestChannel, traced } from './diagnostics.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
 import { deleteTree, type ExecAny } from './delete-node.js';
@@ -419,7 +419,9 @@ export class Client {
 
   /** The node's Stat, or null when it does not exist. A `watch` fires on its creation, change or deletion. */
   exists(path: string, options?: WatchOptions): Promise<Stat | null> {
-    return requestChannel.hasSubscribers ? traced('exists', path, () => this.#exists(path, options)) : this.#exists(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('exists', path, () => this.#exists(path, options), this.core)
+      : this.#exists(path, options);
   }
 
   #exists(path: string, options?: WatchOptions): Promise<Stat | null> {
@@ -437,7 +439,9 @@ export class Client {
   }
 
   getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
-    return requestChannel.hasSubscribers ? traced('getData', path, () => this.#getData(path, options)) : this.#getData(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('getData', path, () => this.#getData(path, options), this.core)
+      : this.#getData(path, options);
   }
 
   #getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
@@ -456,7 +460,7 @@ export class Client {
   /** The children's names (unsorted) and the parent's Stat. A `watch` fires when the children change or the node goes. */
   getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
     return requestChannel.hasSubscribers
-      ? traced('getChildren', path, () => this.#getChildren(path, options))
+      ? traced('getChildren', path, () => this.#getChildren(path, options), this.core)
       : this.#getChildren(path, options);
   }
 
@@ -483,7 +487,9 @@ export class Client {
   }
 
   getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
-    return requestChannel.hasSubscribers ? traced('getACL', path, () => this.#getACL(path, options)) : this.#getACL(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('getACL', path, () => this.#getACL(path, options), this.core)
+      : this.#getACL(path, options);
   }
 
   #getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
@@ -498,7 +504,7 @@ export class Client {
   /** Descendants of `path`, not counting the node itself. */
   getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
     return requestChannel.hasSubscribers
-      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options))
+      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options), this.core)
       : this.#getAllChildrenNumber(path, options);
   }
 
@@ -514,7 +520,7 @@ export class Client {
   /** This session's ephemerals whose path starts with `prefixPath` (default: all in the namespace). */
   getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
     return requestChannel.hasSubscribers
-      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options))
+      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options), this.core)
       : this.#getEphemerals(prefixPath, options);
   }
 
@@ -538,7 +544,7 @@ export class Client {
   /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
   multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
     return requestChannel.hasSubscribers
-      ? traced('multiRead', undefined, () => this.#multiRead(ops, options))
+      ? traced('multiRead', undefined, () => this.#multiRead(ops, options), this.core)
       : this.#multiRead(ops, options);
   }
 
@@ -572,7 +578,7 @@ export class Client {
 
   /** The identities the server associates with this connection (ZooKeeper 3.7+). */
   whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
-    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options)) : this.#whoAmI(options);
+    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options), this.core) : this.#whoAmI(options);
   }
 
   #whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
@@ -587,7 +593,7 @@ export class Client {
 
   /** Waits until the server this client talks to has caught up with the leader on `path`. */
   sync(path: string, options?: OperationOptions): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options)) : this.#sync(path, options);
+    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options), this.core) : this.#sync(path, options);
   }
 
   #sync(path: string, options?: OperationOptions): Promise<void> {
@@ -603,7 +609,7 @@ export class Client {
 
   create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
     return requestChannel.hasSubscribers
-      ? traced('create', path, () => this.#create(path, data, options))
+      ? traced('create', path, () => this.#create(path, data, options), this.core, dataSize(data))
       : this.#create(path, data, options);
   }
 
@@ -651,7 +657,9 @@ export class Client {
 
   /** Deletes a node; see DeleteOptions for deletingChildren and guaranteed. */
   delete(path: string, options: DeleteOptions = {}): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('delete', path, () => this.#delete(path, options)) : this.#delete(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('delete', path, () => this.#delete(path, options), this.core)
+      : this.#delete(path, options);
   }
 
   #delete(path: string, options: DeleteOptions = {}): Promise<void> {
@@ -687,7 +695,7 @@ export class Client {
 
   setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
     return requestChannel.hasSubscribers
-      ? traced('setData', path, () => this.#setData(path, data, options))
+      ? traced('setData', path, () => this.#setData(path, data, options), this.core, dataSize(data))
       : this.#setData(path, data, options);
   }
 
@@ -710,7 +718,7 @@ export class Client {
   /** Sets the ACL; `version` is compared with the node's aversion. */
   setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
     return requestChannel.hasSubscribers
-      ? traced('setACL', path, () => this.#setACL(path, acl, options))
+      ? traced('setACL', path, () => this.#setACL(path, acl, options), this.core)
       : this.#setACL(path, acl, options);
   }
 
@@ -734,7 +742,7 @@ export class Client {
    */
   addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
     return requestChannel.hasSubscribers
-      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options))
+      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options), this.core)
       : this.#addAuth(scheme, auth, options);
   }
 
@@ -750,7 +758,9 @@ export class Client {
    * LOST or when events may have been missed.
    */
   addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
-    return requestChannel.hasSubscribers ? traced('addWatch', path, () => this.#addWatch(path, options)) : this.#addWatch(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('addWatch', path, () => this.#addWatch(path, options), this.core)
+      : this.#addWatch(path, options);
   }
 
   async #addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
@@ -773,7 +783,7 @@ export class Client {
    */
   removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
     return requestChannel.hasSubscribers
-      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options))
+      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options), this.core)
       : this.#removeWatches(path, type, options);
   }
 
