@@ -85,10 +85,19 @@ const silentChannel = {
   },
 };
 
+/** The TracingChannel `name`, or a silent one without diagnostics_channel: recipes publish theirs through it. */
+export function tracingChannelOf<M extends object>(name: string): diagnostics_channel.TracingChannel<unknown, M> {
+  return channels?.tracingChannel<unknown, M>(name) ?? (silentChannel as unknown as diagnostics_channel.TracingChannel<unknown, M>);
+}
+
+/** The plain channel `name`, or a silent one without diagnostics_channel. */
+export function channelOf(name: string): diagnostics_channel.Channel {
+  return channels?.channel(name) ?? (silentChannel as unknown as diagnostics_channel.Channel);
+}
+
 export const requestChannel: diagnostics_channel.TracingChannel<unknown, RequestMessage> =
-  channels?.tracingChannel(REQUEST_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.TracingChannel<unknown, RequestMessage>);
-export const stateChannel: diagnostics_channel.Channel =
-  channels?.channel(STATE_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.Channel);
+  tracingChannelOf<RequestMessage>(REQUEST_CHANNEL);
+export const stateChannel: diagnostics_channel.Channel = channelOf(STATE_CHANNEL);
 
 /** Runs `run` inside the request channel's events. Call only when `requestChannel.hasSubscribers`. */
 export function traced<T>(

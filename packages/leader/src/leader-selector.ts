@@ -39,6 +39,7 @@ import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
 import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { readLeader, readParticipants, type Participant } from './participants.js';
+import { publishLeaderState } from './diagnostics.js';
 
 /** InterProcessMutex's lock name, which LeaderSelector's nodes carry. */
 export const SELECTOR_LOCK_NAME = 'lock-';
@@ -207,6 +208,8 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     if (lease.signal.aborted) onLost();
     if (!this.life.isStarted) term.end('closed');
     this.logger.info({ path: lease.path, token: lease.fencingToken, id: this.id }, 'leader selector: leading');
+    const state = { recipe: 'selector', path: this.path, id: this.id, fencingToken: lease.fencingToken, node: lease.path } as const;
+    publishLeaderState({ ...state, leader: true });
     this.safeEmit('isLeader', term.leadership);
     try {
       await this.takeLeadership(term.leadership.signal, term.leadership);
@@ -217,6 +220,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
       const reason = term.leadership.signal.reason as { end?: LeadershipEnd } | undefined;
       term.end('released');
       this.term = null;
+      publishLeaderState({ ...state, leader: false, end: reason?.end ?? 'released' });
       this.safeEmit('notLeader', reason?.end ?? 'released');
       try {
         await lease.release();

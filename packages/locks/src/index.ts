@@ -10,6 +10,7 @@ export { MultiLock, type MultiLease, type Lockable } from './multi-lock.js';
 export { Revoker, REVOKE_MESSAGE } from './revoker.js';
 export type { Lease } from './lease.js';
 export type { WaitOptions } from '@tenure/client';
+export { ACQUIRE_CHANNEL, acquireChannel, type AcquireMessage } from './diagnostics.js';
 export { LeaseLostError, LockUpgradeError, LeaseCountError, type LeaseEnd } from './errors.js';
 // The wait errors, so that one import suffices.
 export { TimeoutError, AbortError, ClosedError } from '@tenure/client';
