@@ -102,20 +102,21 @@ function renderView(): void {
     return;
   }
   const timelineSection = timeline ? timeline.render(serverNow()) : null;
+  const firstSince = timeline ? timeline.firstSince.bind(timeline) : undefined;
   switch (view) {
     case 'overview':
       return replace(
         container,
-        locksSection(report),
-        h('div.pair', null, electionsSection(report), timelineSection),
+        locksSection(report, firstSince),
+        h('div.pair', null, electionsSection(report, firstSince), timelineSection),
         groupsSection(report),
         servicesSection(report),
         queuesSection(report),
       );
     case 'locks':
-      return replace(container, locksSection(report), timelineSection);
+      return replace(container, locksSection(report, firstSince), timelineSection);
     case 'elections':
-      return replace(container, electionsSection(report), timelineSection);
+      return replace(container, electionsSection(report, firstSince), timelineSection);
     case 'groups':
       return replace(container, groupsSection(report));
     case 'services':
