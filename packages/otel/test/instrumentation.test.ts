@@ -8,8 +8,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, NoNodeError, requestChannel, stateChannel, type Client } from '@tenure/client';
 import { groupMembersChannel, GroupMember } from '@tenure/group';
-import { LeaderLatch, leaderStateChannel } from '@tenure/leader';
-import { acquireChannel, Mutex } from '@tenure/locks';
+import { LeaderLatch, LeaderSelector, leaderStateChannel } from '@tenure/leader';
+import { acquireChannel, Mutex, Semaphore } from '@tenure/locks';
 import { DistributedQueue, itemChannel } from '@tenure/queues';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { nextEvent } from '@tenure/testing';
@@ -214,6 +214,51 @@ describe('recipe spans', () => {
       ['done', 2],
       ['error', 1],
     ]);
+  });
+
+  it('a LeaderSelector term, a Semaphore acquire (its gate nested in time), an items() loop body', async () => {
+    const client = await open();
+    telemetry.reset();
+    let ended: () => void = () => {};
+    const led = new Promise<void>((r) => (ended = r));
+    const selector = new LeaderSelector(client, '/selection', {
+      id: 'sel-1',
+      takeLeadership: async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        ended();
+      },
+    });
+    await selector.start();
+    await led;
+    await selector.close();
+    const [term] = named(N.SPAN_LEADERSHIP);
+    expect(term?.attributes).toMatchObject({ [N.ATTR_LEADER_RECIPE]: 'selector', [N.ATTR_PARTICIPANT_ID]: 'sel-1' });
+    expect(term!.events.map((e) => e.name)).toEqual([N.EVENT_LEADERSHIP_TAKEN, N.EVENT_LEADERSHIP_ENDED]);
+
+    telemetry.reset();
+    const semaphore = new Semaphore(client, '/semaphore', 2);
+    const leases = await semaphore.acquire(2);
+    const acquires = named(N.SPAN_LOCK_ACQUIRE);
+    expect(acquires.map((s) => [s.attributes[N.ATTR_LOCK_KIND], s.attributes[N.ATTR_LOCK_COUNT]]).sort()).toEqual([
+      ['mutex', 1],
+      ['semaphore', 2],
+    ]);
+    for (const l of leases) await l.release();
+    await semaphore.close();
+
+    telemetry.reset();
+    const inbox = new DistributedQueue<Buffer>(client, '/inbox');
+    await inbox.start();
+    await inbox.put(Buffer.from('x'));
+    for await (const item of inbox.items()) {
+      expect(item.toString()).toBe('x');
+      await new Promise((r) => setTimeout(r, 30));
+      break;
+    }
+    await inbox.close();
+    const [body] = named(N.SPAN_QUEUE_ITEM);
+    expect(body?.attributes[N.ATTR_QUEUE_VIA]).toBe('iterator');
+    expect(durationMs(body!)).toBeGreaterThanOrEqual(25);
   });
 
   it('group membership: the members gauge follows a GroupMember', async () => {
