@@ -150,8 +150,13 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
     }
   }
 
-  /** A span under the caller's active context; none when a parent is required and missing. */
-  private startSpan(name: string, kind: SpanKind, attributes: Attributes): Span | undefined {
+  /**
+   * A span under the caller's active context; none when a parent is required and missing. `root`:
+   * a span of its own trace, for what no caller asked for (a leadership term, a consumer's item),
+   * which would otherwise hang under whatever context started the recipe's watch or loop.
+   */
+  private startSpan(name: string, kind: SpanKind, attributes: Attributes, root = false): Span | undefined {
+    if (root) return this.tracer.startSpan(name, { kind, attributes, root: true });
     const parent = context.active();
     if (this.getConfig().requireParentSpan === true && trace.getSpan(parent) === undefined) return undefined;
     return this.tracer.startSpan(name, { kind, attributes }, parent);
@@ -252,7 +257,7 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
     };
     if (m.leader) {
       st.terms.get(key)?.end();
-      const span = this.startSpan(N.SPAN_LEADERSHIP, SpanKind.INTERNAL, attributes);
+      const span = this.startSpan(N.SPAN_LEADERSHIP, SpanKind.INTERNAL, attributes, true);
       span?.addEvent(N.EVENT_LEADERSHIP_TAKEN, attributes);
       if (span) st.terms.set(key, span);
       else st.terms.delete(key);
@@ -268,18 +273,19 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
 
   private membersChanged(m: GroupMembersMessage): void {
     this.st().gauges.groups.set(m.path, m.members.length);
-    trace.getSpan(context.active())?.addEvent(N.EVENT_GROUP_MEMBERS, { [N.ATTR_GROUP_PATH]: m.path, 'tenure.group.members': m.members });
   }
 
   // ---- queues ----
 
   private itemStarted(m: QueueItemMessage): void {
-    const span = this.startSpan(N.SPAN_QUEUE_ITEM, SpanKind.CONSUMER, {
+    // A consumer's item starts a trace of its own; an items() loop's body belongs to the loop's caller.
+    const attributes = {
       [N.ATTR_QUEUE_PATH]: m.queue,
       [N.ATTR_QUEUE_NODE]: m.node,
       [N.ATTR_QUEUE_INDEX]: m.index,
       [N.ATTR_QUEUE_VIA]: m.via,
-    });
+    };
+    const span = this.startSpan(N.SPAN_QUEUE_ITEM, SpanKind.CONSUMER, attributes, m.via === 'consumer');
     this.st().items.set(m, { span, started: performance.now() });
   }
 

@@ -44,7 +44,6 @@ export const SPAN_QUEUE_ITEM = 'tenure queue item';
 export const SPAN_LEADERSHIP = 'tenure leadership';
 export const EVENT_LEADERSHIP_TAKEN = 'tenure.leader.elected';
 export const EVENT_LEADERSHIP_ENDED = 'tenure.leader.ended';
-export const EVENT_GROUP_MEMBERS = 'tenure.group.members_changed';
 
 /** The span of one Client operation: `zookeeper getData`. */
 export function operationSpanName(op: string): string {

@@ -176,6 +176,7 @@ describe('recipe spans', () => {
     const terms = named(N.SPAN_LEADERSHIP);
     expect(terms.map((s) => s.attributes[N.ATTR_PARTICIPANT_ID])).toEqual(['alpha', 'beta']);
     for (const term of terms) {
+      expect(parentOf(term)).toBeUndefined(); // a term is a trace of its own
       expect(term.events.map((e) => e.name)).toEqual([N.EVENT_LEADERSHIP_TAKEN, N.EVENT_LEADERSHIP_ENDED]);
       expect(term.attributes[N.ATTR_LEADERSHIP_END]).toBe('closed');
     }
@@ -204,6 +205,7 @@ describe('recipe spans', () => {
     const items = named(N.SPAN_QUEUE_ITEM);
     expect(items).toHaveLength(3);
     expect(items.every((s) => s.kind === SpanKind.CONSUMER && s.attributes[N.ATTR_QUEUE_PATH] === '/jobs')).toBe(true);
+    expect(items.map(parentOf)).toEqual([undefined, undefined, undefined]); // a consumer's item starts a trace
     expect(items.map((s) => [s.attributes[N.ATTR_QUEUE_INDEX], s.status.code])).toEqual([
       [0, SpanStatusCode.UNSET],
       [0, SpanStatusCode.UNSET],
@@ -250,14 +252,19 @@ describe('recipe spans', () => {
     const inbox = new DistributedQueue<Buffer>(client, '/inbox');
     await inbox.start();
     await inbox.put(Buffer.from('x'));
-    for await (const item of inbox.items()) {
-      expect(item.toString()).toBe('x');
-      await new Promise((r) => setTimeout(r, 30));
-      break;
-    }
+    const loopId = await tracer().startActiveSpan('drain inbox', async (loop) => {
+      for await (const item of inbox.items()) {
+        expect(item.toString()).toBe('x');
+        await new Promise((r) => setTimeout(r, 30));
+        break;
+      }
+      loop.end();
+      return loop.spanContext().spanId;
+    });
     await inbox.close();
     const [body] = named(N.SPAN_QUEUE_ITEM);
     expect(body?.attributes[N.ATTR_QUEUE_VIA]).toBe('iterator');
+    expect(parentOf(body!)).toBe(loopId); // a loop's body belongs to the loop's caller
     expect(durationMs(body!)).toBeGreaterThanOrEqual(25);
   });
 
