@@ -53,9 +53,8 @@ interface Subscription {
 interface State {
   gauges: GaugeState;
   subscriptions: Subscription[];
-  requests: WeakMap<object, Flight>;
-  acquires: WeakMap<object, Flight>;
-  items: WeakMap<object, Flight>;
+  /** The span in flight of each channel message (one object per operation). */
+  flights: WeakMap<object, Flight>;
   terms: Map<string, Span>;
 }
 
@@ -109,9 +108,7 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
     return (this.state ??= {
       gauges: new GaugeState(),
       subscriptions: [],
-      requests: new WeakMap(),
-      acquires: new WeakMap(),
-      items: new WeakMap(),
+      flights: new WeakMap(),
       terms: new Map(),
     });
   }
@@ -120,31 +117,28 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
     return (this.instruments ??= makeInstruments(this.meter, this.st().gauges));
   }
 
-  /** Subscribes to a TracingChannel's events (the ones not given do nothing). */
+  /**
+   * Subscribes to the given events of a TracingChannel only (Node subscribes a partial set; the
+   * others then cost their publisher one inactive-channel check).
+   */
   private follow<M extends object>(name: string, hooks: Partial<Hooks<M>>): void {
     const channel = diagnostics_channel.tracingChannel<unknown, M>(name);
-    const noop = (): void => {};
-    const all: Hooks<M> = { start: noop, end: noop, asyncStart: noop, asyncEnd: noop, error: noop, ...this.guarded(hooks) };
-    channel.subscribe(all);
-    this.st().subscriptions.push({ unsubscribe: () => channel.unsubscribe(all) });
+    const guarded: Partial<Hooks<M>> = {};
+    for (const [k, f] of Object.entries(hooks) as Array<[keyof Hooks<M>, (m: M) => void]>) guarded[k] = (m: M) => this.safely(f, m);
+    channel.subscribe(guarded as Hooks<M>);
+    this.st().subscriptions.push({ unsubscribe: () => channel.unsubscribe(guarded as Hooks<M>) });
   }
 
   private listen<M>(name: string, onMessage: (m: M) => void): void {
-    const handler = (m: unknown): void => this.safely(() => onMessage(m as M));
+    const handler = (m: unknown): void => this.safely(onMessage, m as M);
     diagnostics_channel.subscribe(name, handler);
     this.st().subscriptions.push({ unsubscribe: () => diagnostics_channel.unsubscribe(name, handler) });
   }
 
-  private guarded<M>(hooks: Partial<Hooks<M>>): Partial<Hooks<M>> {
-    const out: Partial<Hooks<M>> = {};
-    for (const [k, f] of Object.entries(hooks) as Array<[keyof Hooks<M>, (m: M) => void]>) out[k] = (m: M) => this.safely(() => f(m));
-    return out;
-  }
-
   /** A fault in telemetry must never reach the caller's operation. */
-  private safely(run: () => void): void {
+  private safely<M>(run: (m: M) => void, m: M): void {
     try {
-      run();
+      run(m);
     } catch (err) {
       this._diag.error('tenure instrumentation failed', err);
     }
@@ -168,21 +162,24 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
     const attributes: Attributes = { [N.ATTR_OPERATION]: m.op };
     if (m.path !== undefined) attributes[N.ATTR_PATH] = m.path;
     const span = this.startSpan(N.operationSpanName(m.op), SpanKind.CLIENT, attributes);
-    this.st().requests.set(m, { span, started: performance.now() });
+    this.st().flights.set(m, { span, started: performance.now() });
   }
 
   private requestEnded(m: RequestMessage): void {
-    const st = this.st();
-    const flight = st.requests.get(m);
+    const flights = this.st().flights;
+    const flight = flights.get(m);
     if (!flight) return;
-    st.requests.delete(m);
+    flights.delete(m);
     const failed = m.error !== undefined;
     const span = flight.span;
     if (span) {
-      span.setAttributes(serverAttributes(m.server));
-      if (m.sessionId !== undefined && m.sessionId !== 0n) span.setAttribute(N.ATTR_SESSION_ID, sessionHex(m.sessionId));
-      if (m.size !== undefined) span.setAttribute(N.ATTR_DATA_SIZE, m.size);
-      if (failed) failSpan(span, m.error, m.code);
+      // A no-op tracer's spans record nothing: spare them the attributes.
+      if (span.isRecording()) {
+        span.setAttributes(serverAttributes(m.server));
+        if (m.sessionId !== undefined && m.sessionId !== 0n) span.setAttribute(N.ATTR_SESSION_ID, sessionHex(m.sessionId));
+        if (m.size !== undefined) span.setAttribute(N.ATTR_DATA_SIZE, m.size);
+        if (failed) failSpan(span, m.error, m.code);
+      }
       span.end();
     }
     const attributes: Attributes = { [N.ATTR_OPERATION]: m.op, [N.ATTR_OUTCOME]: failed ? 'error' : 'ok' };
@@ -207,14 +204,14 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
       [N.ATTR_LOCK_PATH]: m.path,
       [N.ATTR_LOCK_COUNT]: m.count,
     });
-    this.st().acquires.set(m, { span, started: performance.now() });
+    this.st().flights.set(m, { span, started: performance.now() });
   }
 
   private acquireEnded(m: AcquireMessage): void {
-    const st = this.st();
-    const flight = st.acquires.get(m);
+    const flights = this.st().flights;
+    const flight = flights.get(m);
     if (!flight) return;
-    st.acquires.delete(m);
+    flights.delete(m);
     const granted = performance.now();
     const failed = m.error !== undefined;
     const leases: LeaseLike[] = m.result === undefined ? [] : Array.isArray(m.result) ? m.result : [m.result];
@@ -235,7 +232,8 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
     // The hold: from the grant until the lease's signal aborts (released, or lost).
     const holdAttributes: Attributes = { [N.ATTR_LOCK_KIND]: m.lock, [N.ATTR_LOCK_PATH]: m.path };
     for (const lease of leases) {
-      const record = (): void => this.safely(() => this.metrics().lockHold.record((performance.now() - granted) / 1000, holdAttributes));
+      const record = (): void =>
+        this.safely((d: number) => this.metrics().lockHold.record(d / 1000, holdAttributes), performance.now() - granted);
       if (lease.signal.aborted) record();
       else lease.signal.addEventListener('abort', record, { once: true });
     }
@@ -286,14 +284,14 @@ export class TenureInstrumentation extends InstrumentationBase<TenureInstrumenta
       [N.ATTR_QUEUE_VIA]: m.via,
     };
     const span = this.startSpan(N.SPAN_QUEUE_ITEM, SpanKind.CONSUMER, attributes, m.via === 'consumer');
-    this.st().items.set(m, { span, started: performance.now() });
+    this.st().flights.set(m, { span, started: performance.now() });
   }
 
   private itemEnded(m: QueueItemMessage): void {
-    const st = this.st();
-    const flight = st.items.get(m);
+    const flights = this.st().flights;
+    const flight = flights.get(m);
     if (!flight) return;
-    st.items.delete(m);
+    flights.delete(m);
     const failed = m.error !== undefined;
     if (flight.span) {
       if (failed) failSpan(flight.span, m.error, errorType(m.error));
