@@ -317,14 +317,24 @@ function errorType(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
+// A process talks to a few servers with a few sessions: the last of each is parsed once.
+let lastServer: { server: string; attributes: Attributes } | undefined;
+let lastSession: { id: bigint; hex: string } | undefined;
+
 /** host:port as server.address and server.port; a transport's name (in process) as the address alone. */
 function serverAttributes(server: string | null | undefined): Attributes {
   if (!server) return {};
+  if (lastServer?.server === server) return lastServer.attributes;
   const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(server);
-  return m ? { [N.ATTR_SERVER_ADDRESS]: m[1]!, [N.ATTR_SERVER_PORT]: Number(m[2]) } : { [N.ATTR_SERVER_ADDRESS]: server };
+  const attributes = m ? { [N.ATTR_SERVER_ADDRESS]: m[1]!, [N.ATTR_SERVER_PORT]: Number(m[2]) } : { [N.ATTR_SERVER_ADDRESS]: server };
+  lastServer = { server, attributes };
+  return attributes;
 }
 
 /** A session id as ZooKeeper logs it: 0x and 16 hex digits. */
 function sessionHex(id: bigint): string {
-  return `0x${BigInt.asUintN(64, id).toString(16).padStart(16, '0')}`;
+  if (lastSession?.id === id) return lastSession.hex;
+  const hex = `0x${BigInt.asUintN(64, id).toString(16).padStart(16, '0')}`;
+  lastSession = { id, hex };
+  return hex;
 }
