@@ -36,7 +36,7 @@ import type { EventEmitter } from 'eventemitter3';
 import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from '@tenure/protocol';
 import type { ClientCore, ClientEvents } from './client-core.js';
-import { requestChannel, traced } from './diagnostics.js';
+import { dataSize, requestChannel, traced } from './diagnostics.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
 import { deleteTree, type ExecAny } from './delete-node.js';
@@ -387,7 +387,9 @@ export class Client {
    * A `watch` fires once when the config changes.
    */
   getConfig(options?: WatchOptions): Promise<EnsembleConfig> {
-    return requestChannel.hasSubscribers ? traced('getConfig', CONFIG_NODE, () => this.#getConfig(options)) : this.#getConfig(options);
+    return requestChannel.hasSubscribers
+      ? traced('getConfig', CONFIG_NODE, () => this.#getConfig(options), this.core)
+      : this.#getConfig(options);
   }
 
   #getConfig(options?: WatchOptions): Promise<EnsembleConfig> {
@@ -408,7 +410,9 @@ export class Client {
    * UnimplementedError (a standalone server with reconfig enabled). Not retried after a lost reply.
    */
   reconfig(options: ReconfigOptions): Promise<EnsembleConfig> {
-    return requestChannel.hasSubscribers ? traced('reconfig', CONFIG_NODE, () => this.#reconfig(options)) : this.#reconfig(options);
+    return requestChannel.hasSubscribers
+      ? traced('reconfig', CONFIG_NODE, () => this.#reconfig(options), this.core)
+      : this.#reconfig(options);
   }
 
   #reconfig(options: ReconfigOptions): Promise<EnsembleConfig> {
@@ -498,7 +502,9 @@ export class Client {
 
   /** The node's Stat, or null when it does not exist. A `watch` fires on its creation, change or deletion. */
   exists(path: string, options?: WatchOptions): Promise<Stat | null> {
-    return requestChannel.hasSubscribers ? traced('exists', path, () => this.#exists(path, options)) : this.#exists(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('exists', path, () => this.#exists(path, options), this.core)
+      : this.#exists(path, options);
   }
 
   #exists(path: string, options?: WatchOptions): Promise<Stat | null> {
@@ -516,7 +522,9 @@ export class Client {
   }
 
   getData(path: string, options?: GetDataOptions): Promise<{ data: Buffer; stat: Stat }> {
-    const read = requestChannel.hasSubscribers ? traced('getData', path, () => this.#getData(path, options)) : this.#getData(path, options);
+    const read = requestChannel.hasSubscribers
+      ? traced('getData', path, () => this.#getData(path, options), this.core)
+      : this.#getData(path, options);
     const compression = this.core.compression;
     if (!compression.applies(options?.decompressed)) return read;
     return read.then(async (r) => ({ data: await compression.decompress(path, r.data), stat: r.stat }));
@@ -538,7 +546,7 @@ export class Client {
   /** The children's names (unsorted) and the parent's Stat. A `watch` fires when the children change or the node goes. */
   getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
     return requestChannel.hasSubscribers
-      ? traced('getChildren', path, () => this.#getChildren(path, options))
+      ? traced('getChildren', path, () => this.#getChildren(path, options), this.core)
       : this.#getChildren(path, options);
   }
 
@@ -565,7 +573,9 @@ export class Client {
   }
 
   getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
-    return requestChannel.hasSubscribers ? traced('getACL', path, () => this.#getACL(path, options)) : this.#getACL(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('getACL', path, () => this.#getACL(path, options), this.core)
+      : this.#getACL(path, options);
   }
 
   #getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
@@ -580,7 +590,7 @@ export class Client {
   /** Descendants of `path`, not counting the node itself. */
   getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
     return requestChannel.hasSubscribers
-      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options))
+      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options), this.core)
       : this.#getAllChildrenNumber(path, options);
   }
 
@@ -596,7 +606,7 @@ export class Client {
   /** This session's ephemerals whose path starts with `prefixPath` (default: all in the namespace). */
   getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
     return requestChannel.hasSubscribers
-      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options))
+      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options), this.core)
       : this.#getEphemerals(prefixPath, options);
   }
 
@@ -620,7 +630,7 @@ export class Client {
   /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
   multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
     const read = requestChannel.hasSubscribers
-      ? traced('multiRead', undefined, () => this.#multiRead(ops, options))
+      ? traced('multiRead', undefined, () => this.#multiRead(ops, options), this.core)
       : this.#multiRead(ops, options);
     const compression = this.core.compression;
     if (!ops.some((op) => op.type === 'getData' && compression.applies(op.decompressed))) return read;
@@ -657,7 +667,7 @@ export class Client {
 
   /** The identities the server associates with this connection (ZooKeeper 3.7+). */
   whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
-    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options)) : this.#whoAmI(options);
+    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options), this.core) : this.#whoAmI(options);
   }
 
   #whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
@@ -672,7 +682,7 @@ export class Client {
 
   /** Waits until the server this client talks to has caught up with the leader on `path`. */
   sync(path: string, options?: OperationOptions): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options)) : this.#sync(path, options);
+    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options), this.core) : this.#sync(path, options);
   }
 
   #sync(path: string, options?: OperationOptions): Promise<void> {
@@ -691,7 +701,7 @@ export class Client {
       return compressed(this.core.compression, path, data, 'create', (buf) => this.create(path, buf, { ...options, compressed: false }));
     }
     return requestChannel.hasSubscribers
-      ? traced('create', path, () => this.#create(path, data, options))
+      ? traced('create', path, () => this.#create(path, data, options), this.core, dataSize(data))
       : this.#create(path, data, options);
   }
 
@@ -739,7 +749,9 @@ export class Client {
 
   /** Deletes a node; see DeleteOptions for deletingChildren and guaranteed. */
   delete(path: string, options: DeleteOptions = {}): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('delete', path, () => this.#delete(path, options)) : this.#delete(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('delete', path, () => this.#delete(path, options), this.core)
+      : this.#delete(path, options);
   }
 
   #delete(path: string, options: DeleteOptions = {}): Promise<void> {
@@ -778,7 +790,7 @@ export class Client {
       return compressed(this.core.compression, path, data, 'setData', (buf) => this.setData(path, buf, { ...options, compressed: false }));
     }
     return requestChannel.hasSubscribers
-      ? traced('setData', path, () => this.#setData(path, data, options))
+      ? traced('setData', path, () => this.#setData(path, data, options), this.core, dataSize(data))
       : this.#setData(path, data, options);
   }
 
@@ -801,7 +813,7 @@ export class Client {
   /** Sets the ACL; `version` is compared with the node's aversion. */
   setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
     return requestChannel.hasSubscribers
-      ? traced('setACL', path, () => this.#setACL(path, acl, options))
+      ? traced('setACL', path, () => this.#setACL(path, acl, options), this.core)
       : this.#setACL(path, acl, options);
   }
 
@@ -825,7 +837,7 @@ export class Client {
    */
   addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
     return requestChannel.hasSubscribers
-      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options))
+      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options), this.core)
       : this.#addAuth(scheme, auth, options);
   }
 
@@ -841,7 +853,9 @@ export class Client {
    * LOST or when events may have been missed.
    */
   addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
-    return requestChannel.hasSubscribers ? traced('addWatch', path, () => this.#addWatch(path, options)) : this.#addWatch(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('addWatch', path, () => this.#addWatch(path, options), this.core)
+      : this.#addWatch(path, options);
   }
 
   async #addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
@@ -864,7 +878,7 @@ export class Client {
    */
   removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
     return requestChannel.hasSubscribers
-      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options))
+      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options), this.core)
       : this.#removeWatches(path, type, options);
   }
 

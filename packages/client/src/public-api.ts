@@ -41,6 +41,8 @@ export {
   STATE_CHANNEL,
   requestChannel,
   stateChannel,
+  tracingChannelOf,
+  channelOf,
   type OperationName,
   type RequestMessage,
   type StateMessage,

@@ -126,7 +126,7 @@ export class Transaction {
 
   /** Sends the transaction; resolves with one result per op, in order. */
   commit(options: { signal?: AbortSignal } = {}): Promise<TransactionResult[]> {
-    return requestChannel.hasSubscribers ? traced('transaction', undefined, () => this.#commit(options)) : this.#commit(options);
+    return requestChannel.hasSubscribers ? traced('transaction', undefined, () => this.#commit(options), this.core) : this.#commit(options);
   }
 
   async #commit(options: { signal?: AbortSignal }): Promise<TransactionResult[]> {
