@@ -38,6 +38,7 @@ import { setWatchesBatches } from './set-watches.js';
 import { StateDispatcher } from './state-dispatcher.js';
 import { raceSignal, sleep, typedReason } from './wait-scope.js';
 import { WatchRegistry } from './watch-registry.js';
+import { checkRetryAmbiguousWrites, type RetryAmbiguousWrites } from './write-outcome.js';
 
 export interface ClientEvents {
   stateChanged: (state: ConnectionState) => void;
@@ -74,6 +75,8 @@ export class ClientCore {
   readonly errorPolicy: ErrorPolicy;
   readonly aclProvider: AclProvider | undefined;
   readonly maxBufferBytes: number;
+  /** How a non-idempotent write whose reply was lost is retried (write-outcome.ts). */
+  readonly retryAmbiguousWrites: RetryAmbiguousWrites;
   /** Sent first thing on every connection; addAuth adds to it. */
   private readonly authInfo: AuthInfo[];
   private started = false;
@@ -105,6 +108,7 @@ export class ClientCore {
       throw new InvalidArgumentError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
     this.errorPolicy = policy;
     this.aclProvider = opts.aclProvider;
+    this.retryAmbiguousWrites = checkRetryAmbiguousWrites(opts.retryAmbiguousWrites);
     this.hosts = Object.freeze([...transport.hosts]);
     // Every pending wait and lease of every recipe on this client listens to it.
     unlimitedListeners(this.closing.signal);
