@@ -26,3 +26,12 @@ function why(cause: unknown): string {
   const answer = typeof code === 'string' ? ` (last answer: ${code})` : '';
   return `and whether it was applied cannot be proven${answer}: it may or may not have been applied`;
 }
+
+/**
+ * The server's last answer behind `err`: the cause of an OutcomeUnknownError (the retry's
+ * NodeExists, NoNode, BadVersion…), else `err` itself. For a caller to whom either outcome is fine,
+ * e.g. "make sure the node exists": `if (!(answerOf(err) instanceof NodeExistsError)) throw err`.
+ */
+export function answerOf(err: unknown): unknown {
+  return err instanceof OutcomeUnknownError ? err.cause : err;
+}
