@@ -51,7 +51,7 @@ import type { PersistentWatchEvent, WatchCallback } from './watch-events.js';
 import { WaitScope, type WaitOptions } from './wait-scope.js';
 import { WatchTracker } from './watch-tracker.js';
 import { childLogger, type Logger } from './logger.js';
-import { runWrite, type RetryAmbiguousWrites } from './write-outcome.js';
+import { runDeleteTree, runWrite, type RetryAmbiguousWrites } from './write-outcome.js';
 
 export type { WaitOptions } from './wait-scope.js';
 
@@ -691,9 +691,8 @@ export class Client {
         return core.deletes.run(full, attempt, signal);
       }
       if (options.deletingChildren) {
-        const epoch = core.session.epoch;
         core.check('delete');
-        return core.retry(() => deleteTree((req, map) => core.once(req, signal, path, map, epoch), full, version, path), signal, path);
+        return runDeleteTree(core, full, version, path, signal, options.retryAmbiguousWrites);
       }
       return runWrite(core, { type: OpCode.delete, path: full, version }, signal, path, 'delete', mapDelete, options.retryAmbiguousWrites);
     } catch (err) {

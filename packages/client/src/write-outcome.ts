@@ -41,6 +41,7 @@ import {
   type Stat,
 } from '@tenure/protocol';
 import type { ClientCore, ReplyMapper } from './client-core.js';
+import { deleteTree, type ExecAny } from './delete-node.js';
 import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import { isRetryableError } from './retry-policies.js';
 
@@ -359,4 +360,52 @@ export function runWrite<R extends Request, T>(
   };
   if (flight === undefined) return run();
   return run().finally(flight.leave);
+}
+
+/**
+ * `delete` with `deletingChildren`: the subtree bottom-up, then the node, retried as a whole. The
+ * node's own delete is the write whose reply may be lost: a NoNode (or BadVersion) for the node
+ * after that is resolved as a delete's (the retry's getChildren meets the NoNode first).
+ */
+export function runDeleteTree(
+  core: ClientCore,
+  full: string,
+  version: number,
+  clientPath: string,
+  signal: AbortSignal | undefined,
+  mode: RetryAmbiguousWrites | undefined,
+): Promise<void> {
+  const epoch = core.session.epoch;
+  const raw = (mode ?? core.retryAmbiguousWrites) === 'raw';
+  let lost: { mark: bigint; error: unknown } | null = null;
+  const exec: ExecAny = async (req, map) => {
+    if (raw || req.type !== OpCode.delete || req.path !== full) return core.once(req, signal, clientPath, map, epoch);
+    const mark = core.session.lastZxid;
+    try {
+      return await core.once(req, signal, clientPath, map, epoch);
+    } catch (err) {
+      if (isRetryableError(err)) lost ??= { mark, error: err };
+      throw err;
+    }
+  };
+  const rule: WriteRule = {
+    ops: [{ type: OpCode.delete, path: full, version }],
+    noBlindRetry: false,
+    misleading: version === -1 ? DELETE_MISLEADS : VERSIONED_DELETE_MISLEADS,
+  };
+  return core.retry(
+    async () => {
+      try {
+        await deleteTree(exec, full, version, clientPath);
+      } catch (err) {
+        const misled = err instanceof KeeperError && err.path === clientPath && rule.misleading.has(err.keeperCode);
+        if (lost === null || !misled) throw err;
+        const verdict = await resolve({ core, epoch, signal, mark: lost.mark }, rule, false);
+        if (verdict === 'unknown') throw new OutcomeUnknownError('delete', clientPath, err);
+        throw err; // proven: the node was not there (or not at that version) before the delete
+      }
+    },
+    signal,
+    clientPath,
+  );
 }
