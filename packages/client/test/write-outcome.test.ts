@@ -1,6 +1,6 @@
-/** The lost-reply table against the embedded server over TCP (see fixtures/write-outcome-cases.ts). */
+/** The lost-reply table against the embedded server over TCP (see write-outcome-cases.ts). */
 import { TestingEmbeddedServer } from '@tenure/testing';
-import { describeWriteOutcomes } from './fixtures/write-outcome-cases.js';
+import { describeWriteOutcomes } from './write-outcome-cases.js';
 
 let server: TestingEmbeddedServer | undefined;
 describeWriteOutcomes('embedded server', {

@@ -1,6 +1,6 @@
-/** The lost-reply table against a real ZooKeeper 3.8 (see fixtures/write-outcome-cases.ts). */
+/** The lost-reply table against a real ZooKeeper 3.8 (see write-outcome-cases.ts). */
 import { TestingServer, realZooKeeper } from '@tenure/testing';
-import { describeWriteOutcomes } from './fixtures/write-outcome-cases.js';
+import { describeWriteOutcomes } from './write-outcome-cases.js';
 
 const zk = realZooKeeper();
 let server: TestingServer | undefined;
