@@ -30,7 +30,6 @@ import {
   nodeName,
   parentPath,
   joinPath,
-  type Connection,
   type ACL,
   type MultiOp,
   type GetDataRequest,
@@ -123,19 +122,24 @@ interface InFlight {
 }
 const inFlight = new WeakMap<ClientCore, Map<string, Set<InFlight>>>();
 
-function enter(core: ClientCore, path: string): { entry: InFlight; leave: () => void } {
+function enter(core: ClientCore, path: string): InFlight {
   let byPath = inFlight.get(core);
   if (!byPath) inFlight.set(core, (byPath = new Map<string, Set<InFlight>>()));
-  let set = byPath.get(path);
-  if (!set) byPath.set(path, (set = new Set()));
-  const entry: InFlight = { contended: set.size > 0 };
-  for (const other of set) other.contended = true;
-  set.add(entry);
-  const leave = (): void => {
-    set.delete(entry);
-    if (set.size === 0) byPath.delete(path);
-  };
-  return { entry, leave };
+  const set = byPath.get(path);
+  const entry: InFlight = { contended: set !== undefined };
+  if (set === undefined) byPath.set(path, new Set([entry]));
+  else {
+    for (const other of set) other.contended = true;
+    set.add(entry);
+  }
+  return entry;
+}
+
+function leave(core: ClientCore, path: string, entry: InFlight): void {
+  const byPath = inFlight.get(core);
+  const set = byPath?.get(path);
+  if (!set?.delete(entry) || set.size > 0) return;
+  byPath!.delete(path);
 }
 
 // ---- the proofs ----
@@ -304,62 +308,131 @@ export function runWrite<R extends Request, T>(
   map: ReplyMapper<R, T>,
   mode: RetryAmbiguousWrites | undefined,
 ): Promise<T> {
-  const rule = (mode ?? core.retryAmbiguousWrites) === 'raw' ? null : writeRule(req);
-  if (rule === null) return core.run(req, signal, clientPath, map);
+  if ((mode ?? core.retryAmbiguousWrites) === 'raw' || !needsProof(req)) return core.run(req, signal, clientPath, map);
   try {
     core.check(operation);
   } catch (err) {
     return Promise.reject(err as Error);
   }
-  const creates = rule.ops.length === 1 && isCreate(rule.ops[0]!) ? rule.ops[0]!.path : undefined;
-  const flight = creates === undefined ? undefined : enter(core, creates);
-  const epoch = core.session.epoch;
-  /** Set once an attempt was sent and its connection died: it may have landed. */
-  let lost: { mark: bigint; error: unknown } | null = null;
-  const probe = (): Probe => ({ core, epoch, signal, mark: lost!.mark });
-  const contended = (): boolean => flight?.entry.contended ?? false;
+  const flight = isCreate(req) ? { path: req.path, entry: enter(core, req.path) } : undefined;
+  const session = core.session;
+  const epoch = session.epoch;
+  const conn = session.connection;
+  if (conn === null || signal !== undefined) {
+    return new AmbiguousWrite(core, epoch, req, signal, clientPath, operation, map, flight).slow(undefined);
+  }
+  // The fast path, as ClientCore.run's: one hop, and the retry's state only once it is needed.
+  const mark = session.lastZxid;
+  const sentAt = session.noteSend();
+  return conn.send(req).then(
+    (reply) => {
+      session.answered(sentAt, reply.zxid);
+      if (reply.err !== 0 && isRetryableCode(reply.err)) {
+        const error = KeeperError.from(reply.err, clientPath);
+        return new AmbiguousWrite(core, epoch, req, signal, clientPath, operation, map, flight).slow({ error, startedAt: sentAt });
+      }
+      if (flight !== undefined) leave(core, flight.path, flight.entry);
+      return map(reply, clientPath);
+    },
+    (failure: unknown) => {
+      const error = withPath(failure, clientPath);
+      if (!isRetryableError(error)) {
+        if (flight !== undefined) leave(core, flight.path, flight.entry);
+        throw error;
+      }
+      const write = new AmbiguousWrite(core, epoch, req, signal, clientPath, operation, map, flight);
+      write.lost = { mark, error };
+      return write.slow({ error, startedAt: sentAt });
+    },
+  );
+}
 
-  const sendOn = async (conn: Connection): Promise<T> => {
+/** Whether a lost reply of `req` is resolved by proof (writeRule gives how). */
+function needsProof(req: Request): boolean {
+  switch (req.type) {
+    case OpCode.setData:
+      return req.version !== -1;
+    case OpCode.delete:
+    case OpCode.setACL:
+    case OpCode.multi:
+      return true;
+    default:
+      return isCreate(req);
+  }
+}
+
+/** A transport's path-less error with the operation's path (as ClientCore does for its requests). */
+function withPath(error: unknown, path: string): unknown {
+  if (!(error instanceof KeeperError) || error.path !== undefined) return error;
+  const named = KeeperError.from(error.keeperCode, path);
+  (named as { cause?: unknown }).cause = error;
+  return named;
+}
+
+/** One write's attempts after its fast path failed (or when it had none). */
+class AmbiguousWrite<R extends Request, T> {
+  /** Set once an attempt was sent and its connection died: it may have landed. */
+  lost: { mark: bigint; error: unknown } | null = null;
+
+  constructor(
+    private readonly core: ClientCore,
+    /** The session the write began in: a retry in another fails with SessionExpired. */
+    private readonly epoch: number,
+    private readonly req: R,
+    private readonly signal: AbortSignal | undefined,
+    private readonly clientPath: string,
+    private readonly operation: string,
+    private readonly map: ReplyMapper<R, T>,
+    /** A create's entry among the creates of its path in flight on this client. */
+    private readonly flight: { path: string; entry: InFlight } | undefined,
+  ) {
+    this.rule = writeRule(req)!;
+  }
+
+  private readonly rule: WriteRule;
+
+  private leave(): void {
+    if (this.flight !== undefined) leave(this.core, this.flight.path, this.flight.entry);
+  }
+
+  slow(first: { error: unknown; startedAt: number } | undefined): Promise<T> {
+    const p = this.core.retry(() => this.attempt(), this.signal, this.clientPath, first);
+    return this.flight === undefined ? p : p.finally(() => this.leave());
+  }
+
+  private probe(): Probe {
+    return { core: this.core, epoch: this.epoch, signal: this.signal, mark: this.lost!.mark };
+  }
+
+  private get contended(): boolean {
+    return this.flight?.entry.contended ?? false;
+  }
+
+  private async attempt(): Promise<T> {
+    const { core, rule, map, clientPath } = this;
+    if (this.lost !== null && rule.noBlindRetry) {
+      const verdict = await resolve(this.probe(), rule, this.contended);
+      if (verdict === 'unknown') throw new OutcomeUnknownError(this.operation, clientPath, this.lost.error);
+      if (verdict !== 'not-landed') return map(createdReply<R>({ zxid: core.session.lastZxid }, verdict.landed), clientPath);
+      this.lost = null; // proven not applied: sending again is safe
+    }
+    const conn = await core.session.waitForConnection(this.epoch, core.connectionTimeoutMs, this.signal, clientPath);
     const mark = core.session.lastZxid;
     let reply: Reply<ResponseFor<R>>;
     try {
-      reply = await core.send(conn, req, signal, clientPath);
+      reply = await core.send(conn, this.req, this.signal, clientPath);
     } catch (err) {
-      if (isRetryableError(err)) lost ??= { mark, error: err };
+      if (isRetryableError(err)) this.lost ??= { mark, error: err };
       throw err;
     }
     if (reply.err !== 0 && isRetryableCode(reply.err)) throw KeeperError.from(reply.err, clientPath);
-    if (lost === null || !failureCodes(reply).some((c) => rule.misleading.has(c))) return map(reply, clientPath);
+    if (this.lost === null || !failureCodes(reply).some((c) => rule.misleading.has(c))) return map(reply, clientPath);
     const error = thrown(() => map(reply, clientPath));
-    const verdict = await resolve(probe(), rule, contended());
+    const verdict = await resolve(this.probe(), rule, this.contended);
     if (verdict === 'not-landed') return map(reply, clientPath); // the retry's error is the truth
     if (verdict !== 'unknown') return map(createdReply<R>(reply, verdict.landed), clientPath);
-    throw new OutcomeUnknownError(operation, clientPath, error);
-  };
-
-  const attempt = async (): Promise<T> => {
-    if (lost !== null && rule.noBlindRetry) {
-      const verdict = await resolve(probe(), rule, contended());
-      if (verdict === 'unknown') throw new OutcomeUnknownError(operation, clientPath, lost.error);
-      if (verdict !== 'not-landed') return map(createdReply<R>({ zxid: core.session.lastZxid }, verdict.landed), clientPath);
-      lost = null; // proven not applied: sending again is safe
-    }
-    return sendOn(await core.session.waitForConnection(epoch, core.connectionTimeoutMs, signal, clientPath));
-  };
-
-  const conn = core.session.connection;
-  const run = async (): Promise<T> => {
-    if (conn === null || signal !== undefined) return core.retry(attempt, signal, clientPath);
-    const startedAt = core.clock.now();
-    try {
-      return await sendOn(conn);
-    } catch (error) {
-      if (!isRetryableError(error)) throw error;
-      return core.retry(attempt, signal, clientPath, { error, startedAt });
-    }
-  };
-  if (flight === undefined) return run();
-  return run().finally(flight.leave);
+    throw new OutcomeUnknownError(this.operation, clientPath, error);
+  }
 }
 
 /**
