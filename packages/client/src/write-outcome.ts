@@ -226,7 +226,7 @@ async function ourEphemeral(p: Probe, op: WriteOp, contended: boolean): Promise<
   const prefix = nodeName(op.path);
   const found: { path: string; stat: Stat }[] = [];
   for (const name of await childrenOf(p, parent)) {
-    if (!name.startsWith(prefix) || !/^-?\d{10}$/.test(name.slice(prefix.length))) continue;
+    if (!name.startsWith(prefix) || !/^(\d{10}|-\d{9})$/.test(name.slice(prefix.length))) continue;
     const path = joinPath(parent, name);
     const stat = await statOf(p, path);
     if (mine(stat)) found.push({ path, stat });
