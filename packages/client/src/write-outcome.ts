@@ -314,7 +314,8 @@ export function runWrite<R extends Request, T>(
   } catch (err) {
     return Promise.reject(err as Error);
   }
-  const flight = isCreate(req) ? { path: req.path, entry: enter(core, req.path) } : undefined;
+  // Only an ephemeral create's proof asks whether another create of its path was in flight.
+  const flight = isCreate(req) && isEphemeralMode(req.flags) ? { path: req.path, entry: enter(core, req.path) } : undefined;
   const session = core.session;
   const epoch = session.epoch;
   const conn = session.connection;
