@@ -56,6 +56,7 @@ import { CONFIG_NODE, type EnsembleConfig } from './ensemble-config.js';
 import { configRequest, mapConfig, reconfigRequest, type ReconfigOptions } from './ensemble-ops.js';
 import { parseHostList as parseConnectString } from './host-list.js';
 import { NO_NAMESPACE, Namespace } from './namespace.js';
+import { runDeleteTree, runWrite, type RetryAmbiguousWrites } from './write-outcome.js';
 
 export type { WaitOptions } from './wait-scope.js';
 
@@ -64,6 +65,8 @@ const EMPTY = Buffer.alloc(0);
 export interface OperationOptions {
   /** Aborts the operation (it rejects with AbortError; a request already sent may still apply). */
   signal?: AbortSignal;
+  /** For a write whose reply is lost: the client's `retryAmbiguousWrites` for this call only. */
+  retryAmbiguousWrites?: RetryAmbiguousWrites;
 }
 
 export interface CreateOptions extends OperationOptions {
@@ -162,6 +165,12 @@ function mapExists(r: Reply<StatResponse>, path: string | undefined): Stat | nul
   if (r.err === 0) return r.response!.stat;
   if (r.err === ErrorCode.NONODE) return null;
   throw KeeperError.from(r.err, path);
+}
+
+/** A setData or setACL reply's Stat. */
+function stat(r: Reply<StatResponse>, path: string | undefined): Stat {
+  if (r.err !== 0) throw KeeperError.from(r.err, path);
+  return r.response!.stat;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -719,8 +728,9 @@ export class Client {
       const parents = options.createParentContainers ? 'container' : options.createParents ? 'persistent' : 'none';
       const signal = options.signal;
       const strip = (r: { path: string; stat: Stat }): CreateResult => ({ path: ns.fromServer(r.path), stat: r.stat });
+      const outcome = options.retryAmbiguousWrites;
       if (!options.protection && parents === 'none' && ns.prefix === '') {
-        return core.run(createRequest(full, buf, acl, mode, ttl), signal, path, mapCreate(path));
+        return runWrite(core, createRequest(full, buf, acl, mode, ttl), signal, path, 'create', mapCreate(path), outcome);
       }
       const spec: CreateSpec = { path: full, data: buf, mode, acl, ttl, parents, parentAcl: (p) => aclFor(core.aclProvider, p) };
       const protection = options.protection;
@@ -734,7 +744,13 @@ export class Client {
       const run = (): Promise<{ path: string; stat: Stat }> =>
         protectedId !== undefined
           ? protectedCreate(core, spec, protectedId, path, signal)
-          : createWithParents(this.exec(signal, path), spec, path);
+          : createWithParents(
+              // The node itself is resolved by proof after a lost reply; its parents are ensured, so any answer will do.
+              (req, map) =>
+                req.path === full ? runWrite(core, req, signal, path, 'create', map, outcome) : core.run(req, signal, path, map),
+              spec,
+              path,
+            );
       return run().then(strip, async (err: unknown) => {
         // In a namespace, a missing namespace node is created (as a container, as Curator does) on demand.
         if (!(err instanceof NoNodeError) || ns.prefix === '' || parents !== 'none') throw err;
@@ -775,11 +791,10 @@ export class Client {
         return core.deletes.run(full, attempt, signal);
       }
       if (options.deletingChildren) {
-        const epoch = core.session.epoch;
         core.check('delete');
-        return core.retry(() => deleteTree((req, map) => core.once(req, signal, path, map, epoch), full, version, path), signal, path);
+        return runDeleteTree(core, full, version, path, signal, options.retryAmbiguousWrites);
       }
-      return core.run({ type: OpCode.delete, path: full, version }, signal, path, mapDelete);
+      return runWrite(core, { type: OpCode.delete, path: full, version }, signal, path, 'delete', mapDelete, options.retryAmbiguousWrites);
     } catch (err) {
       return Promise.reject(asError(err));
     }
@@ -799,12 +814,8 @@ export class Client {
       const full = this.full(path);
       const buf = toBuffer(data, 'setData');
       checkRequestSize(full, buf, null, this.core.maxBufferBytes);
-      return this.simple(
-        path,
-        () => ({ type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 }),
-        options,
-        (r) => r.response!.stat,
-      );
+      const req = { type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 } as const;
+      return runWrite(this.core, req, options?.signal, path, 'setData', (r) => stat(r, path), options?.retryAmbiguousWrites);
     } catch (err) {
       return Promise.reject(asError(err));
     }
@@ -818,12 +829,12 @@ export class Client {
   }
 
   #setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
-    return this.simple(
-      path,
-      (full) => ({ type: OpCode.setACL, path: full, acl: acl as ACL[], version: options?.version ?? -1 }),
-      options,
-      (r) => r.response!.stat,
-    );
+    try {
+      const req = { type: OpCode.setACL, path: this.full(path), acl: acl as ACL[], version: options?.version ?? -1 } as const;
+      return runWrite(this.core, req, options?.signal, path, 'setACL', (r) => stat(r, path), options?.retryAmbiguousWrites);
+    } catch (err) {
+      return Promise.reject(asError(err));
+    }
   }
 
   /** A multi-op transaction: `client.transaction().create(..).setData(..).check(..).commit()`. */

@@ -325,7 +325,8 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
 
   private async ensure(path: string): Promise<void> {
     try {
-      await this.client.create(path, null, { createParentContainers: true });
+      // Made by us or anyone, it exists: a lost reply's NodeExists will do.
+      await this.client.create(path, null, { createParentContainers: true, retryAmbiguousWrites: 'raw' });
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
     }
