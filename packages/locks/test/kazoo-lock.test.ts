@@ -60,7 +60,8 @@ describe('KazooLock', () => {
 
   it("a create whose reply was lost leaves a duplicate of ours: kazoo's uuid trick deletes it instead of waiting on it", async () => {
     setup();
-    const c = await clients.open();
+    // 'raw': the client resends the lost create blindly, as kazoo's does, so the lock's own trick is what removes the duplicate.
+    const c = await clients.open({ retryAmbiguousWrites: 'raw' });
     await c.create('/k/lost', null, { createParents: true });
     // The create is applied, then the connection drops before its reply: the client creates again.
     server.loseNextReply(c.sessionId);
@@ -72,6 +73,18 @@ describe('KazooLock', () => {
     expect(ephemeralsUnder(server, '/k/lost')).toEqual([lease.path]);
     await lease.release();
     expect(ephemeralsUnder(server, '/k/lost')).toEqual([]);
+  });
+
+  it('with the default rule the client proves the lost create (our ephemeral) and no duplicate is made', async () => {
+    setup();
+    const c = await clients.open();
+    await c.create('/k/proven', null, { createParents: true });
+    server.loseNextReply(c.sessionId);
+    const lease = await new KazooLock(c, '/k/proven', { identifier: 'x' }).acquire({ timeoutMs: 5000 });
+    expect(lease.path).toMatch(/__lock__0000000000$/);
+    expect(ephemeralsUnder(server, '/k/proven')).toEqual([lease.path]);
+    await lease.release();
+    expect(ephemeralsUnder(server, '/k/proven')).toEqual([]);
   });
 
   it('5 clients x 20 unsafe increments inside the lock come to exactly 100, with rising tokens', async () => {
