@@ -17,9 +17,14 @@ export class ModelCodec<S extends StandardSchemaV1> {
 
   /** The bytes for `value` at `path`; ModelValidationError ('write') when the schema or the serializer refuses it. */
   async encode(value: unknown, path: string): Promise<Uint8Array> {
+    return (await this.check(value, path)).bytes;
+  }
+
+  /** The schema's output for `value` and its bytes; ModelValidationError ('write') when the schema or the serializer refuses it. */
+  async check(value: unknown, path: string): Promise<{ value: StandardSchemaV1.InferOutput<S>; bytes: Uint8Array }> {
     const checked = await checkedValue(this.schema, value, path, 'write');
     try {
-      return this.serializer.serialize(checked);
+      return { value: checked, bytes: this.serializer.serialize(checked) };
     } catch (err) {
       throw new ModelValidationError(path, [{ message: `not serializable: ${messageOf(err)}` }], 'write', err);
     }

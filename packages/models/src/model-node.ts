@@ -84,7 +84,8 @@ export class ModelNode<S extends StandardSchemaV1> {
   /**
    * A versioned read-modify-write: reads the node, writes `fn(current)` at the version read, and
    * starts over when someone wrote in between (BadVersion), until it goes through. `fn` may run
-   * more than once; it should only compute. Resolves to the value written and the node's new Stat.
+   * more than once; it should only compute. Resolves to the value written (the schema's output) and
+   * the node's new Stat.
    */
   update(
     fn: (
@@ -92,7 +93,7 @@ export class ModelNode<S extends StandardSchemaV1> {
       stat: Stat | undefined,
     ) => StandardSchemaV1.InferInput<S> | Promise<StandardSchemaV1.InferInput<S>>,
     options?: UpdateOptions<StandardSchemaV1.InferOutput<S>>,
-  ): Promise<{ value: StandardSchemaV1.InferInput<S>; stat: Stat }> {
+  ): Promise<ModelSnapshot<StandardSchemaV1.InferOutput<S>>> {
     return versionedUpdate(
       this.client,
       this.path,
@@ -105,9 +106,9 @@ export class ModelNode<S extends StandardSchemaV1> {
             throw err;
           }
         },
-        write: async (value, version, signal) =>
-          this.client.setData(this.path, await this.codec.encode(value, this.path), { version, signal }),
-        create: async (value, signal) => (await this.create(await this.codec.encode(value, this.path), { signal })).stat,
+        check: (value) => this.codec.check(value, this.path),
+        write: (bytes, version, signal) => this.client.setData(this.path, bytes, { version, signal }),
+        create: async (bytes, signal) => (await this.create(bytes, { signal })).stat,
       },
       fn,
       options,

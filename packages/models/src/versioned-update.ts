@@ -34,10 +34,12 @@ type ReadMark = { readonly version: number; readonly czxid: bigint } | null;
 export interface UpdateSteps<V> {
   /** Step 1: the node's value and stat, or undefined when it is missing. */
   read(signal: AbortSignal): Promise<{ value: V; stat: Stat } | undefined>;
-  /** Steps 2-3 for an existing node: encode and setData at `version`. */
-  write(value: unknown, version: number, signal: AbortSignal): Promise<Stat>;
-  /** Steps 2-3 for a missing node: encode and create. */
-  create(value: unknown, signal: AbortSignal): Promise<Stat>;
+  /** Step 2: the schema's output for fn's value, and its bytes (ModelValidationError if it fails). */
+  check(value: unknown): Promise<{ value: V; bytes: Uint8Array }>;
+  /** Step 3 for an existing node: setData at `version`. */
+  write(bytes: Uint8Array, version: number, signal: AbortSignal): Promise<Stat>;
+  /** Step 3 for a missing node: create. */
+  create(bytes: Uint8Array, signal: AbortSignal): Promise<Stat>;
 }
 
 export interface UpdateOptions<V> extends WaitOptions {
@@ -56,7 +58,7 @@ export async function versionedUpdate<V, N>(
   steps: UpdateSteps<V>,
   fn: (current: V, stat: Stat | undefined) => N | Promise<N>,
   options: UpdateOptions<V> = {},
-): Promise<{ value: N; stat: Stat }> {
+): Promise<{ value: V; stat: Stat }> {
   const maxAttempts = options.maxAttempts ?? Infinity;
   using scope = client.waitScope(options, `update ${path}`);
   let drops = 0;
@@ -71,10 +73,12 @@ export async function versionedUpdate<V, N>(
       if (current === undefined && !('initial' in options)) throw new NoNodeError(path);
       const mark: ReadMark = current ? { version: current.stat.version, czxid: current.stat.czxid } : null;
       const next = await scope.race(Promise.resolve(fn(current ? current.value : (options.initial as V), current?.stat)));
+      const checked = await scope.race(steps.check(next));
       const before = drops;
       try {
-        const stat = await scope.race(current ? steps.write(next, current.stat.version, scope.signal) : steps.create(next, scope.signal));
-        return { value: next, stat };
+        const bytes = checked.bytes;
+        const stat = await scope.race(current ? steps.write(bytes, current.stat.version, scope.signal) : steps.create(bytes, scope.signal));
+        return { value: checked.value, stat };
       } catch (err) {
         // A connection that went (or a failure that says so) leaves the outcome open: look.
         const uncertain = drops !== before || isRetryableError(err) || err instanceof SessionExpiredError;
