@@ -4,7 +4,7 @@
  * and read, and stored as the JSON Curator's JacksonModelSerializer writes, so Java's
  * ModeledFramework reads and writes the same nodes.
  */
-export { model, Model, type ModelOptions, type AtArguments } from './model.js';
+export { model, Model, type ModelOptions, type AtArguments, type ListArguments, type LastParam } from './model.js';
 export { ModelNode, type SetOptions, type DeleteModelOptions } from './model-node.js';
 export { ModelWatch, type ModelSnapshot, type ModelWatchOptions } from './model-watch.js';
 export { CachedModel, type CachedInstance, type ModelChange, type CachedModelEvents } from './cached-model.js';

@@ -4,7 +4,8 @@
  * `.at({ id })` is one node (model-node.ts); `.cached()` keeps every instance in memory
  * (cached-model.ts).
  */
-import { CreateMode, InvalidArgumentError, type ACL, type Client } from '@tenure/client';
+import { CreateMode, InvalidArgumentError, NoNodeError, type ACL, type Client, type Stat } from '@tenure/client';
+import { joinPath } from '@tenure/protocol';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { CachedModel } from './cached-model.js';
 import { ModelCodec } from './model-codec.js';
@@ -25,6 +26,15 @@ export interface ModelOptions<S extends StandardSchemaV1> {
   /** The ACL of created nodes. Default: the client's aclProvider. */
   acl?: readonly ACL[];
 }
+
+/** `.list()`'s arguments: the parameters other than the last one (none when there are no others). */
+export type ListArguments<T extends string> = [Exclude<ParamNames<T>, LastParam<T>>] extends [never]
+  ? [params?: Record<string, never>]
+  : [params: { readonly [K in Exclude<ParamNames<T>, LastParam<T>>]: string | number | bigint }];
+
+/** The name of a template's last parameter when it is the last node name ('id' for '/orgs/{org}/users/{id}'). */
+export type LastParam<T extends string> = LastSegment<T> extends `{${infer P}}` ? P : never;
+type LastSegment<T extends string> = T extends `${string}/${infer Rest}` ? LastSegment<Rest> : T;
 
 /** `.at()`'s arguments: none for a template without parameters, else a value for each. */
 export type AtArguments<T extends string> = [ParamNames<T>] extends [never] ? [params?: PathParams<T>] : [params: PathParams<T>];
@@ -66,6 +76,39 @@ export class Model<T extends string, S extends StandardSchemaV1> {
   /** The parameters of `path` if it is an instance of the template, else undefined. */
   match(path: string): ResolvedParams<T> | undefined {
     return this.template.match(path);
+  }
+
+  /**
+   * The instances under one parent, read now (Curator's `childrenAsZNodes()`): for '/users/{id}',
+   * every child of '/users'; for '/orgs/{org}/users/{id}', `list({ org })`. Each is read and
+   * checked (ModelValidationError for one that is not a model). A missing parent is an empty list.
+   */
+  async list(
+    ...args: ListArguments<T>
+  ): Promise<Array<{ path: string; params: ResolvedParams<T>; value: StandardSchemaV1.InferOutput<S>; stat: Stat }>> {
+    const parent = this.template.parentOfLast(args[0] ?? {});
+    if (!parent)
+      throw new InvalidArgumentError(`model ${this.template.template}: list() needs a template whose last node name is a parameter`);
+    let names: string[];
+    try {
+      names = (await this.client.getChildren(parent.path)).children.sort();
+    } catch (err) {
+      if (err instanceof NoNodeError) return [];
+      throw err;
+    }
+    const read = await Promise.all(
+      names.map(async (name) => {
+        const path = joinPath(parent.path, name);
+        try {
+          const { data, stat } = await this.client.getData(path);
+          return { path, params: this.template.match(path)!, value: await this.codec.decode(data, path), stat };
+        } catch (err) {
+          if (err instanceof NoNodeError) return undefined; // deleted since the listing
+          throw err;
+        }
+      }),
+    );
+    return read.filter((r) => r !== undefined);
   }
 
   /** Every instance of the template kept in memory by a TreeCache; `start()` it. */

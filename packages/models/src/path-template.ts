@@ -72,6 +72,18 @@ export class PathTemplate<T extends string = string> {
     return params as ResolvedParams<T>;
   }
 
+  /**
+   * For a template ending in a parameter ('/orgs/{org}/users/{id}'): the parent path resolved
+   * with the other parameters ('/orgs/acme/users') and the last parameter's name ('id').
+   */
+  parentOfLast(params: Partial<Record<string, unknown>> = {}): { path: string; parameter: string } | undefined {
+    const last = this.segments[this.segments.length - 1];
+    if (last?.kind !== 'param') return undefined;
+    const parent = new PathTemplate(('/' + this.template.slice(1).split('/').slice(0, -1).join('/')) as string);
+    if (parent.parameters.includes(last.name)) return undefined; // the name is used twice: no free last segment
+    return { path: parent.resolve(params), parameter: last.name };
+  }
+
   /** The fixed part before the first parameter ('/users' for '/users/{id}'), and how many levels below it the instances sit. */
   get staticRoot(): { path: string; depth: number } {
     const first = this.segments.findIndex((s) => s.kind === 'param');

@@ -181,7 +181,7 @@ describe('Curator semantics', () => {
     const timed = model(tapped, '/timed/{id}', { schema: User, createMode: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000 });
     await timed.at({ id: 'alice' }).set(alice);
     // ZooKeeper hides a TTL node's owner in its Stat; the request says what was asked.
-    const creates = sent.filter((r) => r.path === '/timed/alice');
+    const creates = sent.filter((r) => (r as { path?: string }).path === '/timed/alice');
     expect(creates.length).toBeGreaterThan(0); // a first try before the parent exists, then the one that lands
     for (const r of creates) expect(r).toMatchObject({ type: OpCode.createTTL, flags: CreateMode.PERSISTENT_WITH_TTL, ttl: 60_000n });
   });
@@ -337,5 +337,28 @@ describe('update()', () => {
     expect(err).toMatchObject({ code: 'UPDATE_OUTCOME_UNKNOWN', path: '/counters/lossy' });
     expect(calls).toBe(1);
     expect((await node.read()).value.count).toBe(1);
+  });
+});
+
+describe('list()', () => {
+  it('reads every instance under one parent, checked; a missing parent is empty; the other parameters are typed', async () => {
+    const members = model(client, '/orgs/{org}/members/{user}', { schema: User });
+    expect(await members.list({ org: 'acme' })).toEqual([]);
+    await members.at({ org: 'acme', user: 'bob' }).set({ ...alice, id: 'bob' });
+    await members.at({ org: 'acme', user: 'alice' }).set(alice);
+    await members.at({ org: 'zeta', user: 'carol' }).set({ ...alice, id: 'carol' });
+    const acme = await members.list({ org: 'acme' });
+    expect(acme.map((m) => [m.path, m.params, m.value.id])).toEqual([
+      ['/orgs/acme/members/alice', { org: 'acme', user: 'alice' }, 'alice'],
+      ['/orgs/acme/members/bob', { org: 'acme', user: 'bob' }, 'bob'],
+    ]);
+    // @ts-expect-error: `user` is the listed parameter, `org` is required
+    await expect(members.list({ user: 'x' })).rejects.toBeInstanceOf(ModelPathError);
+    const users = model(client, '/users/{id}', { schema: User });
+    await users.at({ id: 'alice' }).set(alice);
+    expect((await users.list()).map((u) => u.params.id)).toEqual(['alice']);
+    await client.create('/users/broken', 'not json');
+    await expect(users.list()).rejects.toMatchObject({ code: 'MODEL_VALIDATION', path: '/users/broken' });
+    await expect(model(client, '/config', { schema: User }).list()).rejects.toThrow(/last node name is a parameter/);
   });
 });
