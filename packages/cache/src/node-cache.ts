@@ -7,8 +7,11 @@ import { EventEmitter } from 'eventemitter3';
 import type { Client, RecipeState, WaitOptions } from '@tenure/client';
 import { TreeCache, type CacheEvent, type CachedNode, type TreeCacheEvents, type TreeCacheOptions } from './tree-cache.js';
 
-/** As for TreeCache (`persistentWatches: false` uses one-shot watches, for ZooKeeper 3.5). */
-export type NodeCacheOptions = Pick<TreeCacheOptions, 'persistentWatches' | 'retryPolicy' | 'logger'>;
+/**
+ * As for TreeCache (`persistentWatches: false` uses one-shot watches, for ZooKeeper 3.5;
+ * `decompressed: true` reads a node written compressed, as Curator's NodeCache `dataIsCompressed`).
+ */
+export type NodeCacheOptions = Pick<TreeCacheOptions, 'persistentWatches' | 'retryPolicy' | 'logger' | 'decompressed'>;
 
 export class NodeCache extends EventEmitter<TreeCacheEvents> implements AsyncIterable<CacheEvent> {
   private readonly cache: TreeCache;

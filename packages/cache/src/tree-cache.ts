@@ -23,6 +23,7 @@ import { EventEmitter } from 'eventemitter3';
 import {
   ClosedError,
   ConnectionState,
+  DecompressionError,
   NoNodeError,
   PassRunner,
   RecipeLifecycle,
@@ -39,11 +40,11 @@ import {
   InvalidArgumentError,
 } from '@tenure/client';
 import { joinPath, validatePath } from '@tenure/protocol';
-import { CachedTree, type CacheEvent, type CachedNode } from './cached-tree.js';
+import { CachedTree, type CacheEvent, type CachedNode, type TreeCacheSelector } from './cached-tree.js';
 import { EventStream } from './event-stream.js';
 import { OneShotTreeWatches, PersistentTreeWatch, type TreeReader, type TreeWatches } from './tree-watches.js';
 
-export type { CachedNode, CacheEvent } from './cached-tree.js';
+export type { CachedNode, CacheEvent, TreeCacheSelector } from './cached-tree.js';
 
 export interface TreeCacheEvents {
   /** The first full load is done (once). */
@@ -64,6 +65,20 @@ export interface TreeCacheOptions {
   retryPolicy?: RetryPolicy;
   /** Default: a child of the client's logger. */
   logger?: Logger;
+  /**
+   * Read the data with `getData({ decompressed })`: true for nodes written compressed (Curator's
+   * `.compressed()`, TreeCache's `setDataIsCompressed`). Default: the client's `compression.byDefault`.
+   */
+  decompressed?: boolean;
+  /** false: keep each node's Stat only, `data` empty (Curator's `withDataNotCached`). Default true. */
+  cacheData?: boolean;
+  /**
+   * Which paths to descend into, which children to cache, whose data to keep (Curator's
+   * TreeCacheSelector). With a selector the cache uses one-shot watches unless `persistentWatches`
+   * is true, so that nothing is watched below a path it refuses (a recursive watch sees the whole
+   * subtree; its events under refused paths are then dropped).
+   */
+  selector?: TreeCacheSelector;
 }
 
 /** Reads of one path: one at a time, with one more queued when asked meanwhile (the kit's PassRunner). */
@@ -94,6 +109,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
   private endLoad!: (error?: Error) => void;
   private sessionLost = false;
   private readonly stream = new EventStream<CacheEvent>();
+  private readonly decompressed: boolean | undefined;
 
   constructor(client: Client, path: string, options: TreeCacheOptions = {}) {
     super();
@@ -108,7 +124,8 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     this.life = new RecipeLifecycle(`TreeCache ${path}`);
     this.pacer = new RetryPacer(client, options.retryPolicy);
     this.emitSafely = safeEmitter<TreeCacheEvents>(this, this.log);
-    this.tree = new CachedTree(path, maxDepth);
+    this.tree = new CachedTree(path, maxDepth, { selector: options.selector, cacheData: options.cacheData });
+    this.decompressed = options.decompressed;
     this.reader = {
       root: path,
       isOpen: () => this.life.isStarted,
@@ -116,10 +133,8 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
       resync: () => this.resync(),
       inScope: (p) => this.tree.inScope(p),
     };
-    this.watches =
-      options.persistentWatches === false
-        ? new OneShotTreeWatches(this.reader)
-        : new PersistentTreeWatch(this.client, maxDepth > 0, this.reader);
+    const persistent = options.persistentWatches ?? options.selector === undefined;
+    this.watches = !persistent ? new OneShotTreeWatches(this.reader) : new PersistentTreeWatch(this.client, maxDepth > 0, this.reader);
     this.loaded = new Promise((resolve, reject) => (this.endLoad = (error) => (error ? reject(error) : resolve())));
     this.loaded.catch(() => {}); // waiting for it is optional
   }
@@ -299,8 +314,13 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     const watch = this.watches.onReads;
     let got: { data: Buffer; stat: Stat };
     try {
-      got = await client.getData(path, watch);
+      got = await client.getData(path, this.decompressed === undefined ? watch : { ...watch, decompressed: this.decompressed });
     } catch (err) {
+      if (err instanceof DecompressionError) {
+        // Retrying reads the same bytes: reported, and read again when the node changes (its watch is set).
+        if (this.life.isStarted) this.emitSafely('error', err);
+        return;
+      }
       if (!(err instanceof NoNodeError)) throw err;
       if (!this.life.isStarted) return;
       this.removeTree(path);
@@ -327,7 +347,7 @@ export class TreeCache extends EventEmitter<TreeCacheEvents> implements AsyncIte
     const listed = new Set(names);
     for (const name of names) {
       const child = joinPath(path, name);
-      if (!this.tree.has(child)) this.refresh(child, true);
+      if (!this.tree.has(child) && this.tree.acceptsChild(child)) this.refresh(child, true);
     }
     // A cached child missing from the listing goes only when its own read says NoNode.
     for (const name of this.tree.childNames(path)) if (!listed.has(name)) this.refresh(joinPath(path, name), false);

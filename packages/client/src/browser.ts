@@ -7,12 +7,15 @@
  */
 import type { Transport } from '@tenure/protocol';
 import { Client } from './client.js';
+import { gzipStreams } from './gzip-streams.js';
 import { ClientCore } from './client-core.js';
 import { Namespace } from './namespace.js';
 import type { ClientOptions } from './options.js';
 import { InvalidArgumentError } from '@tenure/protocol';
 
 export * from './public-api.js';
+/** The browser's gzip: CompressionStream, with the bytes of Curator's GzipCompressionProvider. */
+export { gzipStreams as gzip } from './gzip-streams.js';
 
 /**
  * Creates a client over `options.transport` (call `start()` to connect):
@@ -36,5 +39,5 @@ export function createClient(options: ClientOptions): Client {
   }
   if (transport === undefined || typeof transport.connect !== 'function')
     throw new InvalidArgumentError('createClient: a transport is required (e.g. webSocket(url) from @tenure/ws)');
-  return new Client(new ClientCore(transport, options), new Namespace(options.namespace), true);
+  return new Client(new ClientCore(transport, options, gzipStreams), new Namespace(options.namespace), true);
 }

@@ -4,6 +4,7 @@
  * deletes, orphan clean-up). It runs requests: a fast path straight onto the live connection, and
  * a slow path that waits for a connection and retries under the policy.
  */
+import { Compression, type CompressionProvider } from './compression.js';
 import { EventEmitter } from 'eventemitter3';
 import {
   AuthFailedError,
@@ -74,6 +75,8 @@ export class ClientCore {
   readonly errorPolicy: ErrorPolicy;
   readonly aclProvider: AclProvider | undefined;
   readonly maxBufferBytes: number;
+  /** What `compressed` / `decompressed` calls use. */
+  readonly compression: Compression;
   /** Sent first thing on every connection; addAuth adds to it. */
   private readonly authInfo: AuthInfo[];
   private started = false;
@@ -93,7 +96,8 @@ export class ClientCore {
   private readonly background = new Set<Promise<unknown>>();
   private readonly transport: Transport & { updateTls?(tls: unknown): void };
 
-  constructor(transport: Transport, opts: ClientOptions) {
+  /** `defaultCompression`: the entry's gzip (node:zlib, or CompressionStream in the browser entry). */
+  constructor(transport: Transport, opts: ClientOptions, defaultCompression: () => CompressionProvider) {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.sessionTimeoutMs = positive('sessionTimeoutMs', opts.sessionTimeoutMs, DEFAULTS.sessionTimeoutMs);
@@ -105,6 +109,7 @@ export class ClientCore {
       throw new InvalidArgumentError(`errorPolicy must be 'standard' or 'session', got ${String(policy)}`);
     this.errorPolicy = policy;
     this.aclProvider = opts.aclProvider;
+    this.compression = new Compression(opts.compression, defaultCompression);
     this.hosts = Object.freeze([...transport.hosts]);
     // Every pending wait and lease of every recipe on this client listens to it.
     unlimitedListeners(this.closing.signal);

@@ -51,6 +51,7 @@ import type { PersistentWatchEvent, WatchCallback } from './watch-events.js';
 import { WaitScope, type WaitOptions } from './wait-scope.js';
 import { WatchTracker } from './watch-tracker.js';
 import { childLogger, type Logger } from './logger.js';
+import { compressed, decompressReads } from './compressed-ops.js';
 
 export type { WaitOptions } from './wait-scope.js';
 
@@ -78,6 +79,8 @@ export interface CreateOptions extends OperationOptions {
    * under the same name).
    */
   protection?: boolean | string;
+  /** Compress the data with the client's `compression` provider (Curator's `.compressed()`); default its `byDefault`. */
+  compressed?: boolean;
 }
 
 export interface CreateResult {
@@ -108,6 +111,20 @@ export interface VersionOptions extends OperationOptions {
   version?: number;
 }
 
+export interface SetDataOptions extends VersionOptions {
+  /** Compress the data with the client's `compression` provider (Curator's `.compressed()`); default its `byDefault`. */
+  compressed?: boolean;
+}
+
+export interface GetDataOptions extends WatchOptions {
+  /**
+   * Decompress the data with the client's `compression` provider (Curator's `.decompressed()`);
+   * default its `byDefault`. Data it cannot decompress rejects with DecompressionError (the path,
+   * code 'BAD_COMPRESSED_DATA'); a node with no data reads as no data.
+   */
+  decompressed?: boolean;
+}
+
 export interface AddWatchOptions extends OperationOptions {
   /** Watch the whole subtree (PERSISTENT_RECURSIVE); default false (PERSISTENT). */
   recursive?: boolean;
@@ -124,7 +141,7 @@ export interface RemoveWatchesOptions extends OperationOptions {
   quietly?: boolean;
 }
 
-export type MultiReadOp = { type: 'getData'; path: string } | { type: 'getChildren'; path: string };
+export type MultiReadOp = { type: 'getData'; path: string; decompressed?: boolean } | { type: 'getChildren'; path: string };
 export type MultiReadResult =
   | { type: 'getData'; path: string; data: Buffer; stat: Stat }
   | { type: 'getChildren'; path: string; children: string[] }
@@ -436,8 +453,11 @@ export class Client {
     }
   }
 
-  getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
-    return requestChannel.hasSubscribers ? traced('getData', path, () => this.#getData(path, options)) : this.#getData(path, options);
+  getData(path: string, options?: GetDataOptions): Promise<{ data: Buffer; stat: Stat }> {
+    const read = requestChannel.hasSubscribers ? traced('getData', path, () => this.#getData(path, options)) : this.#getData(path, options);
+    const compression = this.core.compression;
+    if (!compression.applies(options?.decompressed)) return read;
+    return read.then(async (r) => ({ data: await compression.decompress(path, r.data), stat: r.stat }));
   }
 
   #getData(path: string, options?: WatchOptions): Promise<{ data: Buffer; stat: Stat }> {
@@ -537,9 +557,12 @@ export class Client {
 
   /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
   multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
-    return requestChannel.hasSubscribers
+    const read = requestChannel.hasSubscribers
       ? traced('multiRead', undefined, () => this.#multiRead(ops, options))
       : this.#multiRead(ops, options);
+    const compression = this.core.compression;
+    if (!ops.some((op) => op.type === 'getData' && compression.applies(op.decompressed))) return read;
+    return read.then((results) => decompressReads(compression, ops, results));
   }
 
   #multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
@@ -602,6 +625,9 @@ export class Client {
   // ---- writes ----
 
   create(path: string, data?: NodeData | null, options: CreateOptions = {}): Promise<CreateResult> {
+    if (this.core.compression.applies(options.compressed)) {
+      return compressed(this.core.compression, path, data, 'create', (buf) => this.create(path, buf, { ...options, compressed: false }));
+    }
     return requestChannel.hasSubscribers
       ? traced('create', path, () => this.#create(path, data, options))
       : this.#create(path, data, options);
@@ -685,7 +711,10 @@ export class Client {
     }
   }
 
-  setData(path: string, data: NodeData | null, options?: VersionOptions): Promise<Stat> {
+  setData(path: string, data: NodeData | null, options?: SetDataOptions): Promise<Stat> {
+    if (this.core.compression.applies(options?.compressed)) {
+      return compressed(this.core.compression, path, data, 'setData', (buf) => this.setData(path, buf, { ...options, compressed: false }));
+    }
     return requestChannel.hasSubscribers
       ? traced('setData', path, () => this.#setData(path, data, options))
       : this.#setData(path, data, options);

@@ -2,6 +2,7 @@
 import type { Transport } from '@tenure/protocol';
 import { zookeeper } from '@tenure/zookeeper';
 import { Client } from './client.js';
+import { gzip } from './gzip-zlib.js';
 import { ClientCore } from './client-core.js';
 import { Namespace } from './namespace.js';
 import type { ClientOptions } from './options.js';
@@ -29,5 +30,5 @@ export function createClient(options: ClientOptions): Client {
     throw new InvalidArgumentError('createClient: a transport or a connectString is required');
   }
   const namespace = new Namespace(options.namespace);
-  return new Client(new ClientCore(t, options), namespace, true);
+  return new Client(new ClientCore(t, options, gzip), namespace, true);
 }

@@ -4,3 +4,4 @@
  */
 export { createClient } from './create-client.js';
 export * from './public-api.js';
+export { gzip } from './gzip-zlib.js';

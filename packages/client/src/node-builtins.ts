@@ -6,10 +6,12 @@
  */
 import type * as DiagnosticsChannel from 'node:diagnostics_channel';
 import type { EventEmitter as NodeEventEmitter } from 'node:events';
+import type * as Zlib from 'node:zlib';
 
 interface Builtins {
   'node:diagnostics_channel': typeof DiagnosticsChannel;
   'node:events': typeof NodeEventEmitter;
+  'node:zlib': typeof Zlib;
 }
 
 const host = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;

@@ -7,6 +7,7 @@ import type { Logger } from './logger.js';
 import { RetryPolicies, type RetryPolicy } from './retry-policies.js';
 import type { SaslOptions } from './sasl.js';
 import type { AuthInfo } from './session.js';
+import type { CompressionOption } from './compression.js';
 
 /** Chooses the ACL of nodes created without an explicit `acl` (Curator's ACLProvider). */
 export type AclProvider =
@@ -51,6 +52,12 @@ export interface ClientOptions {
   clock?: Clock;
   /** The server's frame limit (jute.maxbuffer). Larger requests are refused locally. Default 1 048 575. */
   maxBufferBytes?: number;
+  /**
+   * What `compressed` / `decompressed` calls use (Curator's CompressionProvider): a provider, or
+   * `{ provider, byDefault: true }` to compress every create and setData and decompress every
+   * getData unless a call says `false`. Default: `gzip()`, only for calls that ask.
+   */
+  compression?: CompressionOption;
 }
 
 export const DEFAULTS = {

@@ -14,6 +14,8 @@ export {
   type OperationOptions,
   type RemoveWatchesOptions,
   type VersionOptions,
+  type SetDataOptions,
+  type GetDataOptions,
   type WatchOptions,
 } from './client.js';
 export { WaitScope, typedReason, type WaitOptions, type WaitScopeDeps } from './wait-scope.js';
@@ -59,6 +61,8 @@ export { systemClock, unrefTimer, type Clock, type TimerHandle } from '@tenure/p
 export { silentLogger, childLogger, type Logger } from './logger.js';
 export { unlimitedListeners } from './node-builtins.js';
 export type { NodeData } from './request-size.js';
+export { CompressionError, DecompressionError, type CompressionProvider, type CompressionOption } from './compression.js';
+export type { GzipOptions } from './gzip-streams.js';
 
 // What users of the client need from the protocol package, so one import suffices.
 export {

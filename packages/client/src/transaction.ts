@@ -35,6 +35,14 @@ export interface TransactionCreateOptions {
   mode?: CreateMode;
   acl?: readonly ACL[];
   ttlMs?: number;
+  /** Compress the data with the client's `compression` provider; default its `byDefault`. */
+  compressed?: boolean;
+}
+
+export interface TransactionSetDataOptions {
+  version?: number;
+  /** Compress the data with the client's `compression` provider; default its `byDefault`. */
+  compressed?: boolean;
 }
 
 interface Entry {
@@ -42,6 +50,8 @@ interface Entry {
   clientPath: string;
   op: MultiOp;
   size: number;
+  /** The compressed data, until commit puts it into `op`. */
+  compressing?: Promise<Buffer>;
 }
 
 export class Transaction {
@@ -66,7 +76,8 @@ export class Transaction {
     const full = this.ns.toServer(path);
     const acl = options.acl ?? this.aclOf(full);
     const buf = toBuffer(data, 'transaction create');
-    this.entries.push({ kind: 'create', clientPath: path, op: createRequest(full, buf, acl, mode, ttl), size: opSize(full, buf, acl) });
+    const entry: Entry = { kind: 'create', clientPath: path, op: createRequest(full, buf, acl, mode, ttl), size: opSize(full, buf, acl) };
+    this.entries.push(this.compressing(entry, buf, options.compressed));
     return this;
   }
 
@@ -82,17 +93,27 @@ export class Transaction {
     return this;
   }
 
-  setData(path: string, data: NodeData | null, options: { version?: number } = {}): this {
+  setData(path: string, data: NodeData | null, options: TransactionSetDataOptions = {}): this {
     checkPath(path);
     const full = this.ns.toServer(path);
     const buf = toBuffer(data, 'transaction setData');
-    this.entries.push({
+    const entry: Entry = {
       kind: 'setData',
       clientPath: path,
       op: { type: OpCode.setData, path: full, data: buf, version: options.version ?? -1 },
       size: opSize(full, buf, null),
-    });
+    };
+    this.entries.push(this.compressing(entry, buf, options.compressed));
     return this;
+  }
+
+  /** Starts compressing the entry's data when asked (or by default); commit waits for it. */
+  private compressing(entry: Entry, data: Buffer, flag: boolean | undefined): Entry {
+    const compression = this.core.compression;
+    if (!compression.applies(flag)) return entry;
+    entry.compressing = compression.compress(entry.clientPath, data);
+    entry.compressing.catch(() => {}); // rejected at commit
+    return entry;
   }
 
   /** Fails the transaction unless the node's version is `version`. */
@@ -114,6 +135,12 @@ export class Transaction {
     this.committed = true;
     const entries = this.entries;
     if (entries.length === 0) return [];
+    for (const e of entries) {
+      if (!e.compressing || !('data' in e.op)) continue;
+      const data = await e.compressing;
+      e.size += data.length - (e.op.data?.length ?? 0);
+      e.op = { ...e.op, data };
+    }
     const size = 8 + 9 + entries.reduce((n, e) => n + e.size, 0);
     if (size > this.core.maxBufferBytes) throw new DataTooLargeError(entries[0]!.clientPath, size, this.core.maxBufferBytes);
     const ns = this.ns;
