@@ -3,7 +3,8 @@
  * ZooKeeper 3.8, on the same nodes: a model written by Tenure is read by Java's Jackson into an
  * equal object (User.equals on a fixture built in Java), and the reverse; the bytes are the same;
  * versioned updates from both sides interleave without losing one; a Tenure cache sees Java's
- * writes as typed changes.
+ * writes as typed changes; and the same with the model's `compressed` against Curator's
+ * `.compressed()` / `.decompressed()` (GzipCompressionProvider).
  *
  * The Java side is packages/models/test/java/CuratorModelWorker.java, compiled here against
  * Debian's Curator and Jackson jars. Debian has no curator-x-async jar, so the worker makes
@@ -171,6 +172,19 @@ describe.skipIf(!zk.available || !java.available)('models: Tenure and Curator (J
     expect(stat.version).toBe(4 * PER);
     expect({ ...value, age: FIXTURES.alice.age }).toEqual(FIXTURES.alice);
   });
+
+  it.each(['alice', 'bob'] as const)(
+    'compressed (CreateOption.compress): Tenure writes %s gzipped, Java reads it with decompressed() and Jackson; Java writes it compressed, Tenure reads it',
+    async (name) => {
+      const client = await clients.open();
+      const users = model(client, '/compressed/{id}', { schema: User, compressed: true });
+      await users.at({ id: `tenure-${name}` }).set(FIXTURES[name]);
+      expect((await client.getData(`/compressed/tenure-${name}`)).data.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+      expect(after(await curator.ask(`checkz /compressed/tenure-${name} ${name}`, /^check /), 'check').split(' ')[0]).toBe('true');
+      await curator.ask(`writez /compressed/java-${name} ${name}`, /^wrote /);
+      expect((await users.at({ id: `java-${name}` }).read()).value).toEqual(FIXTURES[name]);
+    },
+  );
 
   it("a Tenure CachedModel sees Java's writes as typed changes", async () => {
     const client = await clients.open();

@@ -83,10 +83,12 @@ export class CachedModel<T extends string, S extends StandardSchemaV1>
     private readonly client: Client,
     private readonly template: PathTemplate<T>,
     private readonly codec: ModelCodec<S>,
+    /** The model's `compressed`: the cache reads with `decompressed` (Curator's CuratorCache COMPRESSED_DATA). */
+    decompressed?: boolean,
   ) {
     super();
     const root = template.staticRoot;
-    this.cache = new TreeCache(client, root.path, { maxDepth: root.depth });
+    this.cache = new TreeCache(client, root.path, { maxDepth: root.depth, ...(decompressed === undefined ? {} : { decompressed }) });
     this.life = new RecipeLifecycle(`CachedModel ${template.template}`);
     this.emitSafely = safeEmitter<CachedModelEvents<T, StandardSchemaV1.InferOutput<S>>>(this, client.logger);
     this.decoded = new Promise((resolve) => (this.ready = resolve));

@@ -24,7 +24,15 @@ export interface CreateSettings {
   createMode: CreateMode;
   ttlMs: number | undefined;
   acl: readonly ACL[] | undefined;
+  /** Compress writes and decompress reads (Curator's CreateOption.compress / uncompress); undefined: the client's default. */
+  compressed: boolean | undefined;
 }
+
+/** The compression options of a read (`decompressed`) or a write (`compressed`), omitted for the client's default. */
+export const readCompression = (settings: CreateSettings): { decompressed?: boolean } =>
+  settings.compressed === undefined ? {} : { decompressed: settings.compressed };
+const writeCompression = (settings: CreateSettings): { compressed?: boolean } =>
+  settings.compressed === undefined ? {} : { compressed: settings.compressed };
 
 export interface SetOptions extends OperationOptions {
   /** setData at this version when the node exists (BadVersionError otherwise). Default -1: any. */
@@ -47,7 +55,7 @@ export class ModelNode<S extends StandardSchemaV1> {
 
   /** The node's value, checked by the schema, and its Stat. NoNodeError when it is missing; ModelValidationError when it is not a model. */
   async read(options?: OperationOptions): Promise<ModelSnapshot<StandardSchemaV1.InferOutput<S>>> {
-    const { data, stat } = await this.client.getData(this.path, options);
+    const { data, stat } = await this.client.getData(this.path, { ...options, ...readCompression(this.settings) });
     return { value: await this.codec.decode(data, this.path), stat };
   }
 
@@ -73,7 +81,11 @@ export class ModelNode<S extends StandardSchemaV1> {
       try {
         return {
           path: this.path,
-          stat: await this.client.setData(this.path, bytes, { version: options.version ?? -1, signal: options.signal }),
+          stat: await this.client.setData(this.path, bytes, {
+            version: options.version ?? -1,
+            signal: options.signal,
+            ...writeCompression(this.settings),
+          }),
         };
       } catch (err) {
         if (!(err instanceof NoNodeError)) throw err; // deleted between our create and our setData: create again
@@ -107,7 +119,7 @@ export class ModelNode<S extends StandardSchemaV1> {
           }
         },
         check: (value) => this.codec.check(value, this.path),
-        write: (bytes, version, signal) => this.client.setData(this.path, bytes, { version, signal }),
+        write: (bytes, version, signal) => this.client.setData(this.path, bytes, { version, signal, ...writeCompression(this.settings) }),
         create: async (bytes, signal) => (await this.create(bytes, { signal })).stat,
       },
       fn,
@@ -131,7 +143,10 @@ export class ModelNode<S extends StandardSchemaV1> {
    * it with ClosedError; a value that fails the schema ends it with ModelValidationError.
    */
   watch(options?: ModelWatchOptions): ModelWatch<StandardSchemaV1.InferOutput<S>> {
-    return new ModelWatch(this.client, this.path, (bytes, path) => this.codec.decode(bytes, path), options);
+    return new ModelWatch(this.client, this.path, (bytes, path) => this.codec.decode(bytes, path), {
+      ...options,
+      ...readCompression(this.settings),
+    });
   }
 
   private create(bytes: Uint8Array, options: OperationOptions) {
@@ -141,6 +156,7 @@ export class ModelNode<S extends StandardSchemaV1> {
       ...(this.settings.ttlMs !== undefined ? { ttlMs: this.settings.ttlMs } : {}),
       createParentContainers: true,
       signal: options.signal,
+      ...writeCompression(this.settings),
     });
   }
 }

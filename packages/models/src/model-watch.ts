@@ -40,6 +40,11 @@ export interface ModelWatchOptions {
   signal?: AbortSignal;
 }
 
+/** What the node passes: the model's compression setting for its reads. */
+interface WatchReads extends ModelWatchOptions {
+  decompressed?: boolean;
+}
+
 export class ModelWatch<V> implements AsyncIterableIterator<ModelSnapshot<V> | undefined>, AsyncDisposable {
   private readonly view: Client;
   private readonly runner: PassRunner;
@@ -50,13 +55,15 @@ export class ModelWatch<V> implements AsyncIterableIterator<ModelSnapshot<V> | u
   private last: string | undefined;
   private sessionLost = false;
   private closing: Promise<void> | undefined;
+  private readonly reads: { decompressed?: boolean };
 
   constructor(
     client: Client,
     readonly path: string,
     private readonly decode: (bytes: Uint8Array, path: string) => Promise<V>,
-    options: ModelWatchOptions = {},
+    options: WatchReads = {},
   ) {
+    this.reads = options.decompressed === undefined ? {} : { decompressed: options.decompressed };
     this.view = client.trackingWatches();
     this.pacer = new RetryPacer(client);
     this.runner = new PassRunner(
@@ -144,7 +151,7 @@ export class ModelWatch<V> implements AsyncIterableIterator<ModelSnapshot<V> | u
     if (this.closing) return;
     let read: { data: Buffer; stat: Stat } | null;
     try {
-      read = await this.view.getData(this.path, { watch: this.onWatch });
+      read = await this.view.getData(this.path, { watch: this.onWatch, ...this.reads });
     } catch (err) {
       if (!(err instanceof NoNodeError)) throw err;
       const stat = await this.view.exists(this.path, { watch: this.onWatch });

@@ -9,7 +9,7 @@ import { joinPath } from '@tenure/protocol';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { CachedModel } from './cached-model.js';
 import { ModelCodec } from './model-codec.js';
-import { ModelNode, type CreateSettings } from './model-node.js';
+import { ModelNode, readCompression, type CreateSettings } from './model-node.js';
 import { PathTemplate, type ParamNames, type PathParams, type ResolvedParams } from './path-template.js';
 import { isStandardSchema } from './schema.js';
 import { jsonSerializer, type ModelSerializer } from './serializer.js';
@@ -25,6 +25,12 @@ export interface ModelOptions<S extends StandardSchemaV1> {
   ttl?: number;
   /** The ACL of created nodes. Default: the client's aclProvider. */
   acl?: readonly ACL[];
+  /**
+   * Compress what is written and decompress what is read with the client's `compression`
+   * provider (Curator's `CreateOption.compress`; false is `uncompress`). Default: the client's
+   * `byDefault`, as Curator's ModeledFramework follows `compressionEnabled()`.
+   */
+  compressed?: boolean;
 }
 
 /** `.list()`'s arguments: the parameters other than the last one (none when there are no others). */
@@ -61,7 +67,7 @@ export class Model<T extends string, S extends StandardSchemaV1> {
     if (options.ttl !== undefined && (!ttlMode || !(options.ttl > 0)))
       throw new InvalidArgumentError(`model ${template}: ttl needs a TTL create mode and a positive number of ms`);
     if (ttlMode && options.ttl === undefined) throw new InvalidArgumentError(`model ${template}: a TTL create mode needs ttl`);
-    this.settings = { createMode, ttlMs: options.ttl, acl: options.acl };
+    this.settings = { createMode, ttlMs: options.ttl, acl: options.acl, compressed: options.compressed };
   }
 
   get schema(): S {
@@ -100,7 +106,7 @@ export class Model<T extends string, S extends StandardSchemaV1> {
       names.map(async (name) => {
         const path = joinPath(parent.path, name);
         try {
-          const { data, stat } = await this.client.getData(path);
+          const { data, stat } = await this.client.getData(path, readCompression(this.settings));
           return { path, params: this.template.match(path)!, value: await this.codec.decode(data, path), stat };
         } catch (err) {
           if (err instanceof NoNodeError) return undefined; // deleted since the listing
@@ -113,7 +119,7 @@ export class Model<T extends string, S extends StandardSchemaV1> {
 
   /** Every instance of the template kept in memory by a TreeCache; `start()` it. */
   cached(): CachedModel<T, S> {
-    return new CachedModel(this.client, this.template, this.codec);
+    return new CachedModel(this.client, this.template, this.codec, this.settings.compressed);
   }
 }
 

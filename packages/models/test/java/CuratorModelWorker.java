@@ -12,6 +12,8 @@
 //   read <path>                 read() into a User                             -> "read <User as Jackson writes it>"
 //   bump <path> <n>             n versioned read-modify-writes (age + 1),
 //                               retried on BadVersion (VersionedModeledFramework) -> "bumped <conflicts>"
+//   writez <path> <fixture>     set(fixture) with CreateOption.compress: create().compressed() -> "wrote <path>"
+//   checkz <path> <fixture>     read() with compress: getData().decompressed()  -> "check <true|false> <User as Jackson writes it>"
 // Errors answer "error <message>".
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -161,6 +163,17 @@ public class CuratorModelWorker {
             byte[] bytes = WRITER.writeValueAsBytes(fixture(w[2]));
             client.create().orSetData().creatingParentContainersIfNeeded().forPath(w[1], bytes);
             System.out.println("wrote " + w[1]);
+            break;
+          }
+          case "writez": {
+            byte[] bytes = WRITER.writeValueAsBytes(fixture(w[2]));
+            client.create().compressed().creatingParentContainersIfNeeded().forPath(w[1], bytes);
+            System.out.println("wrote " + w[1]);
+            break;
+          }
+          case "checkz": {
+            User got = READER.readValue(client.getData().decompressed().forPath(w[1]));
+            System.out.println("check " + got.equals(fixture(w[2])) + " " + show(got));
             break;
           }
           case "check": {
