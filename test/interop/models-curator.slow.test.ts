@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TestingServer, TestClients, realZooKeeper } from '@tenure/testing';
-import { model } from '@tenure/models';
+import { ModelValidationError, model } from '@tenure/models';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from './java.js';
 
 const JARS = [
@@ -140,6 +140,23 @@ describe.skipIf(!zk.available || !java.available)('models: Tenure and Curator (J
     await node.update((u) => ({ ...u, age: u.age + 1, roles: [...u.roles, 'ops'], quotas: { ...u.quotas, gpu: 1 } }));
     const got = JSON.parse(after(await curator.ask('read /round/users/alice', /^read /), 'read')) as User;
     expect(got).toEqual({ ...FIXTURES.alice, age: 32, roles: ['admin', 'dev', 'ops'], quotas: { cpu: 4, disk: 100, gpu: 1 } });
+  });
+
+  it('on ZooKeeper too: a value failing the schema is refused before any write, and a node Java wrote that fails it is the typed error with the path', async () => {
+    const client = await clients.open();
+    const Adult = User.extend({ age: z.number().int().min(18) });
+    const adults = model(client, '/adults/{id}', { schema: Adult });
+    await expect(adults.at({ id: 'bob' }).set(FIXTURES.bob)).rejects.toMatchObject({ code: 'MODEL_VALIDATION', operation: 'write' });
+    expect(await client.exists('/adults/bob')).toBeNull();
+    expect(await client.exists('/adults')).toBeNull();
+    await curator.ask('write /adults/bob bob', /^wrote /);
+    const err = await adults
+      .at({ id: 'bob' })
+      .read()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ModelValidationError);
+    expect(err).toMatchObject({ code: 'MODEL_VALIDATION', operation: 'read', path: '/adults/bob' });
+    expect((err as ModelValidationError).issues.map((i) => i.path?.map((p) => (typeof p === 'object' ? p.key : p)))).toEqual([['age']]);
   });
 
   it("Jackson ignores a property it does not know (JacksonModelSerializer's FAIL_ON_UNKNOWN_PROPERTIES off): a Tenure model with more fields is read in Java", async () => {

@@ -72,10 +72,10 @@ export class ModelWatch<V> implements AsyncIterableIterator<ModelSnapshot<V> | u
       (err) => this.failed(err),
     );
     this.iterator = this.stream.subscribe(options.signal, () => this.endWith(() => {}));
-    if (client.closedSignal.aborted) this.onClientClosed();
+    if (this.view.closedSignal.aborted) this.onClientClosed();
     else {
-      client.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
-      client.on('stateChanged', this.onState);
+      this.view.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });
+      this.view.on('stateChanged', this.onState);
       this.runner.run();
     }
   }
