@@ -9,8 +9,9 @@
  * 2. Each node the cache reports created or changed whose path matches the template is decoded
  *    and checked by the schema, in the cache's order (one at a time, so an async schema cannot
  *    reorder them). A node with no data is skipped, as Curator's ModeledCache does (a parent
- *    created on the way). A node that fails the schema is held as invalid: `get()` throws its
- *    ModelValidationError, `changes()` yields `{ type: 'invalid' }`, and `error` is emitted.
+ *    created on the way), unless it held a model. A node that fails the schema is held as
+ *    invalid: `get()` throws its ModelValidationError, `changes()` yields `{ type: 'invalid' }`,
+ *    and `error` is emitted.
  * 3. `start()` resolves once the cache's first load is decoded (`initialized`).
  * 4. `close()` closes the cache (no watch left) and ends the iterators; the client's close ends
  *    them with ClosedError.
@@ -176,8 +177,9 @@ export class CachedModel<T extends string, S extends StandardSchemaV1>
 
   private absorb(node: CachedNode): void {
     const params = this.template.match(node.path);
-    if (!params || node.data.length === 0) return;
+    if (!params) return;
     // Decode now (a sync schema finishes at once); publish in the cache's order.
+    const empty = node.data.length === 0;
     const decoding = this.codec.decode(node.data, node.path).then(
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error }),
@@ -186,6 +188,9 @@ export class CachedModel<T extends string, S extends StandardSchemaV1>
       const result = await decoding;
       if (!this.life.isStarted) return;
       const before = this.entries.get(node.path);
+      // No data on a node we never held: a node on its way (Curator's ModeledCache skips it too);
+      // on one we held, the model is gone from it: invalid.
+      if (empty && before === undefined) return;
       if (!result.ok) {
         const error = result.error instanceof ModelValidationError ? result.error : asError(result.error);
         if (!(error instanceof ModelValidationError)) throw error;

@@ -143,3 +143,18 @@ describe('CachedModel', () => {
     expect(cached.state).toBe('closed');
   });
 });
+
+describe('CachedModel and empty nodes', () => {
+  it('an empty node is skipped (Curator: a parent on its way); a model node emptied by someone is invalid, not stale', async () => {
+    await using cached = model(client, '/users/{id}', { schema: User }).cached();
+    await cached.start();
+    const changes = cached.changes();
+    await writer.create('/users/empty', null, { createParents: true });
+    await model(writer, '/users/{id}', { schema: User }).at({ id: 'zoe' }).set({ name: 'Zoe', age: 5 });
+    expect(await take(changes, 1)).toMatchObject([{ type: 'created', path: '/users/zoe' }]);
+    expect(cached.get({ id: 'empty' })).toBeUndefined();
+    await writer.setData('/users/zoe', null);
+    expect(await take(changes, 1)).toMatchObject([{ type: 'invalid', path: '/users/zoe' }]);
+    expect(() => cached.get({ id: 'zoe' })).toThrow(ModelValidationError);
+  });
+});
