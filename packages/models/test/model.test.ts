@@ -3,7 +3,7 @@
  * server's zxid does not move), nodes written by others that fail the schema, async schemas, path
  * parameters, Curator's set/delete semantics, and update() under four contending clients.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
 import { BadVersionError, CreateMode, NoNodeError, TenureError, type Client } from '@tenure/client';
@@ -153,6 +153,22 @@ describe('path parameters', () => {
     })();
     expect(err).toBeInstanceOf(ModelPathError);
     expect(err).toMatchObject({ code: 'MODEL_PATH', parameter: 'id', template: '/users/{id}' });
+  });
+
+  it('the parameters are typed from the template, and so are the values', () => {
+    const m = model(client, '/orgs/{org}/users/{id}', { schema: User });
+    expectTypeOf<Parameters<typeof m.at>[0]>().toEqualTypeOf<{
+      readonly org: string | number | bigint;
+      readonly id: string | number | bigint;
+    }>();
+    expectTypeOf(m.match('/orgs/a/users/b')).toEqualTypeOf<{ readonly org: string; readonly id: string } | undefined>();
+    expectTypeOf<Parameters<typeof m.list>[0]>().toEqualTypeOf<{ readonly org: string | number | bigint }>();
+    expectTypeOf<Awaited<ReturnType<ReturnType<typeof m.at>['read']>>['value']>().toEqualTypeOf<User>();
+    // @ts-expect-error: `name` is not a parameter of the template, and `id` is missing
+    expect(() => m.at({ org: 'a', name: 'x' })).toThrow(ModelPathError);
+    const v = model(client, '/users/{id}', { schema: ValibotUser });
+    expectTypeOf<Awaited<ReturnType<ReturnType<typeof v.at>['read']>>['value']['active']>().toEqualTypeOf<boolean>();
+    expect(v.template.parameters).toEqual(['id']);
   });
 
   it('a missing or non-string parameter is a ModelPathError', () => {
