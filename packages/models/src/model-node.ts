@@ -3,9 +3,11 @@
  * the model's schema and serializer, with curator-x-async ModeledFramework's semantics.
  *
  * Protocol (Curator's, ModelSpec's default options):
- * 1. `set(value)`: the schema checks the value (nothing is sent if it fails), then create with
- *    the model's mode, ACL and TTL, parents as containers; NodeExists → setData (Curator's
- *    `setDataIfExists`), at `version` if given; a NoNode there (deleted meanwhile) → create again.
+ * 1. `set(value)`: the schema checks the value (nothing is sent if it fails), then setData, at
+ *    `version` if given; NoNode → create with the model's mode, ACL and TTL, parents as
+ *    containers; NodeExists there (created meanwhile) → setData again. This is Curator's create
+ *    with `setDataIfExists`, in the order that costs one round trip for an existing node. A
+ *    sequential mode always creates.
  * 2. `read()`: getData; the bytes are deserialized and checked by the schema
  *    (ModelValidationError with the path if they are not a model). NoNodeError if missing.
  * 3. `update(fn)`: versioned read-modify-write (versioned-update.ts).
@@ -14,6 +16,7 @@
  * 5. `watch()`: an async iterable of the values (model-watch.ts).
  */
 import { NoNodeError, NodeExistsError, type ACL, type Client, type CreateMode, type OperationOptions, type Stat } from '@tenure/client';
+import { isSequentialMode } from '@tenure/protocol';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { ModelCodec } from './model-codec.js';
 import { ModelWatch, type ModelSnapshot, type ModelWatchOptions } from './model-watch.js';
@@ -71,24 +74,29 @@ export class ModelNode<S extends StandardSchemaV1> {
    */
   async set(value: StandardSchemaV1.InferInput<S>, options: SetOptions = {}): Promise<{ path: string; stat: Stat }> {
     const bytes = await this.codec.encode(value, this.path);
+    // A sequential mode always creates. Otherwise setData goes first: set() mostly finds its node
+    // (one round trip), and a missing one costs one more, as an existing one does in Curator's
+    // create-first order; the outcomes are the same.
+    let create = isSequentialMode(this.settings.createMode);
     for (;;) {
-      try {
-        const created = await this.create(bytes, options);
-        return { path: created.path, stat: created.stat };
-      } catch (err) {
-        if (!(err instanceof NodeExistsError)) throw err;
+      if (create) {
+        try {
+          const created = await this.create(bytes, options);
+          return { path: created.path, stat: created.stat };
+        } catch (err) {
+          if (!(err instanceof NodeExistsError)) throw err; // created meanwhile: set it
+        }
       }
       try {
-        return {
-          path: this.path,
-          stat: await this.client.setData(this.path, bytes, {
-            version: options.version ?? -1,
-            signal: options.signal,
-            ...writeCompression(this.settings),
-          }),
-        };
+        const stat = await this.client.setData(this.path, bytes, {
+          version: options.version ?? -1,
+          signal: options.signal,
+          ...writeCompression(this.settings),
+        });
+        return { path: this.path, stat };
       } catch (err) {
-        if (!(err instanceof NoNodeError)) throw err; // deleted between our create and our setData: create again
+        if (!(err instanceof NoNodeError)) throw err;
+        create = true;
       }
     }
   }
