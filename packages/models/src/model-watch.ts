@@ -72,6 +72,7 @@ export class ModelWatch<V> implements AsyncIterableIterator<ModelSnapshot<V> | u
       (err) => this.failed(err),
     );
     this.iterator = this.stream.subscribe(options.signal, () => this.endWith(() => {}));
+    if (this.closing) return; // the signal was aborted already
     if (this.view.closedSignal.aborted) this.onClientClosed();
     else {
       this.view.closedSignal.addEventListener('abort', this.onClientClosed, { once: true });

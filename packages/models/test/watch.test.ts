@@ -112,6 +112,11 @@ describe('watch()', () => {
     expect(await aborted.next()).toEqual({ done: true, value: undefined });
     await eventually(() => watchesOf(client) === 0, 3000, 'no watch left after abort');
 
+    // A signal aborted before the watch starts: it ends at once and sets nothing.
+    const gone = node(client).watch({ signal: AbortSignal.abort() });
+    expect(await gone.next()).toEqual({ done: true, value: undefined });
+    expect(gone.trackedWatchCount).toBe(0);
+
     const other = await clients.open();
     const watch = node(other).watch();
     await watch.next();
