@@ -8,7 +8,7 @@ import { z } from 'zod';
 import * as v from 'valibot';
 import { BadVersionError, CreateMode, NoNodeError, TenureError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
-import { TestClients, startTestServer, tapTransport } from '@tenure/testing';
+import { TestClients, seededRandom, startTestServer, tapTransport } from '@tenure/testing';
 import { OpCode, type Request } from '@tenure/protocol';
 import {
   ModelPathError,
@@ -297,6 +297,45 @@ describe('update()', () => {
     // Each update wrote a distinct count (none overwrote another), and every writer's 25 are there.
     expect(new Set(written.flat()).size).toBe(4 * PER);
     for (let who = 0; who < 4; who++) expect(final.value.writers.filter((w) => w === `c${who}`)).toHaveLength(PER);
+  });
+
+  it('four contenders under dropped connections and lost replies: each update that resolved landed once; only an UpdateOutcomeUnknownError may or may not have', async () => {
+    const contenders = await clients.openMany(4);
+    const counter = (c: Client) => model(c, '/counters/{name}', { schema: Counter }).at({ name: 'faulty' });
+    await counter(client).set({ count: 0, writers: [] });
+    const random = seededRandom(24);
+    let faulted = 0;
+    /** Between an update's read and its write: sometimes drop the connection (the write goes after the reconnect), sometimes lose the write's reply. */
+    const fault = (c: Client): void => {
+      const r = random();
+      if (r < 0.1 ? server.dropConnection(c.sessionId) : r < 0.2 ? server.loseNextReply(c.sessionId) : false) faulted++;
+    };
+    const PER = 50;
+    let unknown = 0;
+    const counts: number[] = [];
+    await Promise.all(
+      contenders.map(async (c) => {
+        for (let i = 0; i < PER; i++) {
+          try {
+            const { value } = await counter(c).update((cur) => {
+              fault(c);
+              return { ...cur, count: cur.count + 1 };
+            });
+            counts.push(value.count);
+          } catch (err) {
+            if (!(err instanceof UpdateOutcomeUnknownError)) throw err;
+            unknown++;
+          }
+        }
+      }),
+    );
+    const final = (await counter(client).read()).value.count;
+    expect(new Set(counts).size).toBe(counts.length); // no two resolved updates wrote the same count
+    expect(final).toBeGreaterThanOrEqual(counts.length);
+    expect(final).toBeLessThanOrEqual(counts.length + unknown);
+    expect(counts.length + unknown).toBe(4 * PER);
+    expect(faulted).toBeGreaterThan(20);
+    expect(unknown).toBeGreaterThan(0); // a lost reply after a landed write is never taken for a conflict
   });
 
   it('a missing node is a NoNodeError, unless `initial` is given: then fn(initial) is created', async () => {
