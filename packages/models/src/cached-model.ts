@@ -24,6 +24,7 @@ import {
   asError,
   safeEmitter,
   type Client,
+  type OperationOptions,
   type RecipeState,
   type SafeEmit,
   type Stat,
@@ -84,6 +85,8 @@ export class CachedModel<T extends string, S extends StandardSchemaV1>
     private readonly client: Client,
     private readonly template: PathTemplate<T>,
     private readonly codec: ModelCodec<S>,
+    /** A direct read of one node, as the model's `read()` does it. */
+    private readonly readNode: (path: string, options?: OperationOptions) => Promise<ModelSnapshot<StandardSchemaV1.InferOutput<S>>>,
     /** The model's `compressed`: the cache reads with `decompressed` (Curator's CuratorCache COMPRESSED_DATA). */
     decompressed?: boolean,
   ) {
@@ -118,6 +121,14 @@ export class CachedModel<T extends string, S extends StandardSchemaV1>
     const entry = this.entries.get(this.template.resolve(params));
     if (entry && !entry.ok) throw entry.error;
     return entry ? { value: entry.instance.value, stat: entry.instance.stat } : undefined;
+  }
+
+  /**
+   * The cached instance at `params`, or, when the cache has none, a read from the server
+   * (Curator's `readThrough()`); NoNodeError when there is none there either.
+   */
+  async readThrough(params: PathParams<T>, options?: OperationOptions): Promise<ModelSnapshot<StandardSchemaV1.InferOutput<S>>> {
+    return this.get(params) ?? this.readNode(this.template.resolve(params), options);
   }
 
   /** Every valid cached instance, by path. */

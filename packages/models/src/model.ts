@@ -119,7 +119,13 @@ export class Model<T extends string, S extends StandardSchemaV1> {
 
   /** Every instance of the template kept in memory by a TreeCache; `start()` it. */
   cached(): CachedModel<T, S> {
-    return new CachedModel(this.client, this.template, this.codec, this.settings.compressed);
+    return new CachedModel(
+      this.client,
+      this.template,
+      this.codec,
+      (path, options) => new ModelNode(this.client, path, this.codec, this.settings).read(options),
+      this.settings.compressed,
+    );
   }
 }
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { ClosedError, type Client } from '@tenure/client';
+import { ClosedError, NoNodeError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { TestClients, nextEvent, startTestServer } from '@tenure/testing';
 import { ModelValidationError, model, type ModelChange, type StandardSchemaV1 } from '@tenure/models';
@@ -55,6 +55,9 @@ describe('CachedModel', () => {
       ['bob', 40],
     ]);
     expect(cached.size).toBe(2);
+    // readThrough: the cache when it has the node, else the server (Curator's readThrough()).
+    expect((await cached.readThrough({ id: 'bob' })).value.age).toBe(40);
+    await expect(cached.readThrough({ id: 'nobody' })).rejects.toBeInstanceOf(NoNodeError);
   });
 
   it('changes() yields typed created / changed / deleted items, in order', async () => {
