@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IllegalStateError, type Client, type RecipeHandle } from '@tenure/client';
 import { PersistentNode, PersistentTtlNode } from '@tenure/nodes';
 import { NodeCache, TreeCache } from '@tenure/cache';
-import { GroupMember } from '@tenure/group';
-import { LeaderLatch, LeaderSelector } from '@tenure/leader';
+import { GroupMember, SetPartitioner } from '@tenure/group';
+import { LeaderLatch, LeaderObserver, LeaderSelector } from '@tenure/leader';
 import { DistributedDelayQueue, DistributedIdQueue, DistributedPriorityQueue, DistributedQueue } from '@tenure/queues';
 import { JsonInstanceSerializer, ServiceCache, ServiceDiscovery, ServiceProvider } from '@tenure/discovery';
 import { SharedCount, SharedValue } from '@tenure/counters';
@@ -44,9 +44,15 @@ const recipes: Recipe[] = [
     make: (c) => new GroupMember(c, '/lc/group', 'member-1', 'payload'),
     ready: (r) => (r as GroupMember).waitForJoined({ timeoutMs: 5000 }),
   },
+  {
+    name: 'SetPartitioner',
+    make: (c) => new SetPartitioner(c, '/lc/partitioner', ['a', 'b'], { identifier: 'm', timeBoundaryMs: 10 }),
+    ready: async (r) => void (await (r as SetPartitioner).waitForAcquire({ timeoutMs: 5000 })),
+  },
   { name: 'TreeCache', make: (c) => new TreeCache(c, '/lc/tree') },
   { name: 'NodeCache', make: (c) => new NodeCache(c, '/lc/node-cache') },
   { name: 'LeaderLatch', make: (c) => new LeaderLatch(c, '/lc/latch', { id: 'a' }) },
+  { name: 'LeaderObserver', make: (c) => new LeaderObserver(c, '/lc/latch') },
   {
     name: 'LeaderSelector',
     make: (c) => new LeaderSelector(c, '/lc/selector', { id: 'a', takeLeadership: holdUntilAborted }),

@@ -39,6 +39,10 @@ import { setWatchesBatches } from './set-watches.js';
 import { StateDispatcher } from './state-dispatcher.js';
 import { raceSignal, sleep, typedReason } from './wait-scope.js';
 import { WatchRegistry } from './watch-registry.js';
+import { CONFIG_NODE } from './ensemble-config.js';
+import { configRequest, mapConfig } from './ensemble-ops.js';
+import { EnsembleTracker } from './ensemble-tracker.js';
+import { NO_NAMESPACE } from './namespace.js';
 
 export interface ClientEvents {
   stateChanged: (state: ConnectionState) => void;
@@ -54,6 +58,16 @@ export interface ClientEvents {
    * to 60 s) or at once after updateTls(); the session is LOST if that outlasts its timeout.
    */
   tlsError: (error: TlsError) => void;
+  /**
+   * The host list changed (ensemble tracking saw a new config, or updateServerList): `previous`
+   * and `hosts` are the lists before and after. The client may then move to another server.
+   */
+  hostsChanged: (change: HostsChange) => void;
+}
+
+export interface HostsChange {
+  previous: readonly string[];
+  hosts: readonly string[];
 }
 
 /** Maps a reply to an operation's result; throws for error codes. Runs as the reply arrives. */
@@ -87,8 +101,12 @@ export class ClientCore {
   private readonly authFailedController = new AbortController();
   /** Aborts, with the AuthFailedError, when SASL is refused (start() waits on it). */
   readonly authFailedSignal: AbortSignal = this.authFailedController.signal;
-  /** The servers the transport may connect to. */
-  readonly hosts: readonly string[];
+  /** The servers the client connects to: the transport's, then as the ensemble changes. */
+  hosts: readonly string[];
+  /** Set when ensemble tracking runs (on by default where the transport has a host list). */
+  readonly tracker: EnsembleTracker | null;
+  /** The transport's hosts are `host:port` addresses the client may replace (the ZooKeeper transport). */
+  readonly hostListed: boolean;
   /** Aborted first thing in close(): the public `client.closedSignal`. */
   private readonly closing = new AbortController();
   /** Aborted at close once in-flight guaranteed deletes had their chance: stops background work. */
@@ -134,8 +152,40 @@ export class ClientCore {
         this.emitter.emit('authFailed', error);
       },
       onTlsRefused: (error) => this.emitter.emit('tlsError', error),
+      random: opts.random,
     });
     this.transport = transport;
+    this.hostListed = hasHostList(transport);
+    this.tracker = opts.ensembleTracker !== false && this.hostListed ? this.newTracker() : null;
+  }
+
+  private newTracker(): EnsembleTracker {
+    const tracker = new EnsembleTracker({
+      logger: this.logger,
+      readConfig: (watch, signal) =>
+        this.run(configRequest(watch !== undefined), signal, CONFIG_NODE, mapConfig, (r) => {
+          if (r.err === 0 && watch) this.registry.addOneShot('data', CONFIG_NODE, watch, NO_NAMESPACE);
+        }),
+      spawn: (what, task) => this.spawn(what, task),
+      apply: (hosts) => this.setHosts(hosts, 'ensemble config'),
+    });
+    this.states.observe((s) => tracker.stateChanged(s));
+    return tracker;
+  }
+
+  /**
+   * Replaces the host list (ensemble tracking, updateServerList): emits hostsChanged and lets the
+   * session move off its server by ZooKeeper's rebalancing rule. An unchanged set does nothing.
+   */
+  setHosts(hosts: readonly string[], why: string): void {
+    const previous = this.hosts;
+    const next = [...new Set(hosts)];
+    if (next.length === 0) return;
+    if (next.length === previous.length && next.every((h) => previous.includes(h))) return;
+    this.hosts = Object.freeze(next);
+    this.logger.info({ previous, hosts: next, why }, 'host list changed');
+    this.emitter.emit('hostsChanged', { previous, hosts: this.hosts });
+    this.session.updateHosts(next);
   }
 
   /** Aborts with ClosedError when close() begins. */
@@ -404,4 +454,9 @@ function named(error: unknown, path: string | undefined): unknown {
     return e;
   }
   return error;
+}
+
+/** A transport whose hosts are `host:port` addresses (the ZooKeeper transport), which tracking may replace. */
+function hasHostList(transport: Transport): boolean {
+  return typeof (transport as { chroot?: unknown }).chroot === 'string' && transport.hosts.length > 0;
 }

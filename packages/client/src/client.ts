@@ -29,6 +29,7 @@ import {
   type Stat,
   type AuthFailedError,
   InvalidArgumentError,
+  IllegalStateError,
   asError,
 } from '@tenure/protocol';
 import type { EventEmitter } from 'eventemitter3';
@@ -39,7 +40,6 @@ import { requestChannel, traced } from './diagnostics.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
 import { deleteTree, type ExecAny } from './delete-node.js';
-import { Namespace } from './namespace.js';
 import { checkPath } from './path-check.js';
 import { aclFor } from './options.js';
 import { PersistentWatchHandle, type PersistentWatch } from './persistent-watch.js';
@@ -52,6 +52,10 @@ import { WaitScope, type WaitOptions } from './wait-scope.js';
 import { WatchTracker } from './watch-tracker.js';
 import { childLogger, type Logger } from './logger.js';
 import { compressed, decompressReads } from './compressed-ops.js';
+import { CONFIG_NODE, type EnsembleConfig } from './ensemble-config.js';
+import { configRequest, mapConfig, reconfigRequest, type ReconfigOptions } from './ensemble-ops.js';
+import { parseHostList as parseConnectString } from './host-list.js';
+import { NO_NAMESPACE, Namespace } from './namespace.js';
 
 export type { WaitOptions } from './wait-scope.js';
 
@@ -367,9 +371,67 @@ export class Client {
     return this.tracker?.size ?? 0;
   }
 
-  /** The servers this client may connect to, as its transport names them (a connect string's hosts). */
+  /**
+   * The servers this client connects to: its transport's (a connect string's hosts), then the
+   * ensemble's client addresses as tracking sees the config change (see `hostsChanged`).
+   */
   get hosts(): readonly string[] {
     return this.core.hosts;
+  }
+
+  // ---- dynamic ensembles (ZooKeeper 3.5+) ----
+
+  /**
+   * The ensemble's config, from /zookeeper/config read outside any chroot and namespace (as
+   * Curator's getConfig): members, version (hex) and the raw text. A standalone server's is empty.
+   * A `watch` fires once when the config changes.
+   */
+  getConfig(options?: WatchOptions): Promise<EnsembleConfig> {
+    return requestChannel.hasSubscribers ? traced('getConfig', CONFIG_NODE, () => this.#getConfig(options)) : this.#getConfig(options);
+  }
+
+  #getConfig(options?: WatchOptions): Promise<EnsembleConfig> {
+    const watch = options?.watch;
+    return this.core.run(configRequest(watch !== undefined), options?.signal, CONFIG_NODE, mapConfig, (r) => {
+      if (r.err === 0 && watch) {
+        this.core.registry.addOneShot('data', CONFIG_NODE, watch, NO_NAMESPACE);
+        this.tracker?.addOneShot('data', CONFIG_NODE, watch);
+      }
+    });
+  }
+
+  /**
+   * ZooKeeper's reconfig: incremental (`joining` server lines, `leaving` ids) or the whole new
+   * membership (`members`), applied only at version `fromConfig` when given. Resolves to the new
+   * config. Fails with ReconfigDisabledError (reconfigEnabled=false), ReconfigInProgressError,
+   * NewConfigNoQuorumError, BadVersionError (fromConfig is stale), NoAuthError (not a super user),
+   * UnimplementedError (a standalone server with reconfig enabled). Not retried after a lost reply.
+   */
+  reconfig(options: ReconfigOptions): Promise<EnsembleConfig> {
+    return requestChannel.hasSubscribers ? traced('reconfig', CONFIG_NODE, () => this.#reconfig(options)) : this.#reconfig(options);
+  }
+
+  #reconfig(options: ReconfigOptions): Promise<EnsembleConfig> {
+    try {
+      const req = reconfigRequest(options);
+      // A reconfig is not idempotent (a second join fails, a second leave too): one attempt.
+      return this.core.once(req, options.signal, CONFIG_NODE, mapConfig, this.core.session.epoch);
+    } catch (err) {
+      return Promise.reject(asError(err));
+    }
+  }
+
+  /**
+   * Replaces the host list with `connectString`'s hosts (its chroot, if any, is ignored: the
+   * client keeps its own), as the Java client's updateServerList: sessions rebalance onto the new
+   * list by ZooKeeper's probabilistic rule, so some move to added servers and a client whose
+   * server left moves off it, keeping its session. Emits `hostsChanged`.
+   */
+  updateServerList(connectString: string): void {
+    if (this.core.closed) throw new ClosedError('client');
+    if (!this.core.hostListed) throw new IllegalStateError('updateServerList: this transport has no host list (in-process, WebSocket)');
+    const { hosts } = parseConnectString(connectString);
+    this.core.setHosts(hosts, 'updateServerList');
   }
 
   // ---- lifecycle ----

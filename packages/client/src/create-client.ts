@@ -15,17 +15,19 @@ import { InvalidArgumentError } from '@tenure/protocol';
  */
 export function createClient(options: ClientOptions): Client {
   if (options === null || typeof options !== 'object') throw new InvalidArgumentError('createClient: options are required');
-  const { transport, connectString, tls } = options;
+  const { transport, connectString, tls, lookup } = options;
   if (transport !== undefined && connectString !== undefined)
     throw new InvalidArgumentError('createClient: give transport or connectString, not both');
   if (transport !== undefined && tls !== undefined)
     throw new InvalidArgumentError('createClient: tls goes with connectString (a transport brings its own)');
+  if (transport !== undefined && lookup !== undefined)
+    throw new InvalidArgumentError('createClient: lookup goes with connectString (a transport brings its own)');
   let t: Transport;
   if (transport !== undefined) {
     if (typeof transport.connect !== 'function') throw new InvalidArgumentError('createClient: transport must implement connect()');
     t = transport;
   } else if (typeof connectString === 'string' && connectString.length > 0) {
-    t = zookeeper(connectString, tls === undefined ? {} : { tls });
+    t = zookeeper(connectString, { ...(tls === undefined ? {} : { tls }), ...(lookup === undefined ? {} : { lookup }) });
   } else {
     throw new InvalidArgumentError('createClient: a transport or a connectString is required');
   }

@@ -33,7 +33,9 @@ export type OperationName =
   | 'transaction'
   | 'addAuth'
   | 'addWatch'
-  | 'removeWatches';
+  | 'removeWatches'
+  | 'getConfig'
+  | 'reconfig';
 
 /** The message of every `tenure:client:request` event; one object per operation, filled in as it goes. */
 export interface RequestMessage {

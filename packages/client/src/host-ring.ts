@@ -1,41 +1,7 @@
 /** Host order and reconnect pacing. */
 
-/** The transport's hosts in a shuffled order, tried round-robin (as ZooKeeper's client does). */
-export class HostRing {
-  private readonly hosts: string[];
-  private index = 0;
-
-  constructor(hosts: readonly string[], random: () => number = Math.random) {
-    this.hosts = hosts.length > 0 ? [...hosts] : [''];
-    for (let i = this.hosts.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [this.hosts[i], this.hosts[j]] = [this.hosts[j]!, this.hosts[i]!];
-    }
-  }
-
-  get count(): number {
-    return this.hosts.length;
-  }
-
-  get order(): readonly string[] {
-    return this.hosts;
-  }
-
-  next(): string {
-    const h = this.hosts[this.index]!;
-    this.index = (this.index + 1) % this.hosts.length;
-    return h;
-  }
-
-  /** The next host other than `except`, when there is one. */
-  nextOther(except: string | null): string {
-    for (let i = 0; i < this.hosts.length; i++) {
-      const h = this.next();
-      if (h !== except) return h;
-    }
-    return this.next();
-  }
-}
+/** The host list itself, with ZooKeeper's rebalancing, lives in host-provider.ts. */
+export { HostProvider as HostRing } from './host-provider.js';
 
 /** The longest pause between reconnect attempts: 1 s or a third of the session timeout, whichever is smaller. */
 export function reconnectCapMs(sessionTimeoutMs: number): number {

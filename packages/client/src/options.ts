@@ -1,6 +1,6 @@
 /** Client options and their defaults. */
 import { OPEN_ACL_UNSAFE, DEFAULT_MAX_BUFFER, type ACL, type Transport, InvalidArgumentError } from '@tenure/protocol';
-import type { TlsSetting } from '@tenure/zookeeper';
+import type { HostLookup, TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from '@tenure/protocol';
 import type { ErrorPolicy } from './connection-state.js';
 import type { Logger } from './logger.js';
@@ -58,6 +58,20 @@ export interface ClientOptions {
    * getData unless a call says `false`. Default: `gzip()`, only for calls that ask.
    */
   compression?: CompressionOption;
+  /**
+   * Follow the ensemble's dynamic config (ZooKeeper 3.5+ reconfig), as Curator's EnsembleTracker:
+   * the host list becomes the members' client addresses at every change. Default true; it acts
+   * only where the config names client addresses and the transport has a host list.
+   */
+  ensembleTracker?: boolean;
+  /**
+   * With `connectString`: resolves a host name to its addresses at each connect attempt (default
+   * `dns.lookup` with `all: true`), so a server replaced behind the same name is found. A name
+   * that does not resolve is skipped with one log line.
+   */
+  lookup?: HostLookup;
+  /** The random source of host order and rebalancing (default Math.random; tests inject a seeded one). */
+  random?: () => number;
 }
 
 export const DEFAULTS = {

@@ -45,13 +45,17 @@ export {
   type RequestMessage,
   type StateMessage,
 } from './diagnostics.js';
-export type { ClientEvents } from './client-core.js';
+export type { ClientEvents, HostsChange } from './client-core.js';
+export { parseEnsembleConfig, parseMemberLine, formatMember, clientHostsOf, CONFIG_NODE } from './ensemble-config.js';
+export type { EnsembleConfig, EnsembleMember, MemberRole } from './ensemble-config.js';
+export type { ReconfigOptions } from './ensemble-ops.js';
+export { HostProvider } from './host-provider.js';
 export { ConnectionState, type ErrorPolicy } from './connection-state.js';
 export { RetryPolicies, isRetryableError, backoffMs, type RetryPolicy } from './retry-policies.js';
 export type { ClientOptions, AclProvider } from './options.js';
 export type { AuthInfo } from './session.js';
 export { digestMd5Mechanism, type DigestMd5Options, type SaslExchange, type SaslMechanism, type SaslOptions } from './sasl.js';
-export type { TlsOptions, TlsSetting } from '@tenure/zookeeper';
+export type { TlsOptions, TlsSetting, HostLookup } from '@tenure/zookeeper';
 export type { PersistentWatch } from './persistent-watch.js';
 export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
 export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
@@ -87,6 +91,10 @@ export {
   NoNodeError,
   NodeExistsError,
   BadVersionError,
+  ReconfigDisabledError,
+  ReconfigInProgressError,
+  NewConfigNoQuorumError,
+  UnimplementedError,
   NotEmptyError,
   NoAuthError,
   NoChildrenForEphemeralsError,

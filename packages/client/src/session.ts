@@ -36,7 +36,8 @@ import {
   type WatcherEvent,
 } from '@tenure/protocol';
 import type { Clock, TimerHandle } from '@tenure/protocol';
-import { HostRing, reconnectCapMs, reconnectDelayMs } from './host-ring.js';
+import { HostProvider } from './host-provider.js';
+import { reconnectCapMs, reconnectDelayMs } from './host-ring.js';
 import type { Logger } from './logger.js';
 import { runSaslExchange, type SaslMechanism } from './sasl.js';
 import { setWatchesBatches } from './set-watches.js';
@@ -67,6 +68,8 @@ export interface SessionConfig {
   onAuthFailed?: ((error: AuthFailedError) => void) | undefined;
   /** Every host refused the TLS handshake in a row (see tls-refusals.ts). */
   onTlsRefused?: TlsRefusalListener;
+  /** The random source of host shuffling and rebalancing (tests inject a seeded one). */
+  random?: () => number;
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
@@ -130,7 +133,7 @@ export class Session {
   private readonly cfg: SessionConfig;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly hosts: HostRing;
+  private readonly hosts: HostProvider;
   private link: Link | null = null;
   private readTimeout = 0;
   private pingAfter = 0;
@@ -148,12 +151,14 @@ export class Session {
   /** Why the session stopped in phase `failed`. */
   private authError: AuthFailedError | null = null;
   private readonly refusals = new TlsRefusals();
+  /** A rebalancing move is under way (updateHosts). */
+  private moving = false;
 
   constructor(cfg: SessionConfig) {
     this.cfg = cfg;
     this.clock = cfg.clock;
     this.log = cfg.logger;
-    this.hosts = new HostRing(cfg.transport.hosts);
+    this.hosts = new HostProvider(cfg.transport.hosts, cfg.random);
   }
 
   /** Session ids held before the current one, oldest first. */
@@ -266,6 +271,41 @@ export class Session {
       this.waiters.add(waiter);
       return () => this.waiters.delete(waiter);
     });
+  }
+
+  /**
+   * A new host list (ensemble tracking, updateServerList). When ZooKeeper's rebalancing says
+   * move, the live connection is closed and the session re-attached on the host `next()` draws:
+   * SUSPENDED, then RECONNECTED with the same session.
+   */
+  updateHosts(hosts: readonly string[]): boolean {
+    const current = this.connectedServer;
+    const move = this.hosts.update(hosts, current);
+    const link = this.link;
+    if (move && link?.conn && current !== null && this.phase === 'running' && !this.moving) {
+      this.log.info({ sessionId: hex(this.sessionId), server: current }, 'rebalancing onto the new host list');
+      this.moving = true;
+      this.moveOff(link, !hosts.includes(current))
+        .catch((err: unknown) => this.log.warn({ err }, 'rebalancing failed'))
+        .finally(() => (this.moving = false));
+    }
+    return move;
+  }
+
+  /**
+   * Moves the session to the host the rebalancing draws: the session is re-attached there first
+   * and the links swapped without SUSPENDED (as the read-only probe does). When no candidate
+   * answers, a server that left the list is dropped (the connect loop goes on, SUSPENDED then
+   * RECONNECTED); one that stays is kept.
+   */
+  private async moveOff(old: Link, mustLeave: boolean): Promise<void> {
+    for (let i = 0; i < this.hosts.count && this.hosts.moving; i++) {
+      const host = this.hosts.next();
+      if (this.link !== old || this.phase !== 'running') return;
+      if (host === this.connectedServer) continue;
+      if (await this.swap(old, host, 'moving to')) return;
+    }
+    if (mustLeave && this.link === old) this.dropLink(old, 'its server left the host list');
   }
 
   /** New TLS options: a pause after refused handshakes ends now. */
@@ -398,7 +438,8 @@ export class Session {
           this.log.error({ err, host: err.host, reason: err.reason }, `TLS handshake refused: ${err.message}`);
           return err;
         }
-        this.log.debug({ err, host }, 'connection attempt failed');
+        if (unresolved(err)) this.log.warn({ err, host }, `cannot resolve ${host}: skipped`);
+        else this.log.debug({ err, host }, 'connection attempt failed');
         return 'failed';
       }
     }
@@ -692,33 +733,43 @@ export class Session {
   private async probe(): Promise<void> {
     const old = this.link;
     if (!old?.conn?.readOnly || this.phase !== 'running') return;
-    const host = this.hosts.nextOther(this.connectedServer);
+    try {
+      if (await this.swap(old, this.hosts.nextOther(this.connectedServer), 'probing')) this.probeDelay = 100;
+    } finally {
+      if (this.link?.conn?.readOnly) this.scheduleProbe();
+    }
+  }
+
+  /**
+   * Re-attaches the session on a read-write server at `host` and, if that works while `old` is
+   * still the live link, swaps to it without SUSPENDED: the old link dies quietly, the new one
+   * reports RECONNECTED (nothing when the state already is). Any failure leaves `old` as it is.
+   */
+  private async swap(old: Link, host: string, what: string): Promise<boolean> {
     const requested = this.reattachId();
     const link = new Link();
     const sentAt = this.clock.now();
-    using scope = new WaitScope(`probing ${host}`, { timeoutMs: this.perHostMs() }, { clock: this.clock });
+    using scope = new WaitScope(`${what} ${host}`, { timeoutMs: this.perHostMs() }, { clock: this.clock });
     try {
       const r = await this.connect(host, requested, this.passwd, false, scope, {
         onEvent: (ev, zxid) => this.onEvent(link, ev, zxid),
         onClose: (reason) => this.onLinkClosed(link, reason.message),
       });
-      if (r.kind !== 'connected') return;
-      // A refusal here is a failed probe: the read-only link, authenticated, goes on.
+      if (r.kind !== 'connected') return false;
+      // A refusal here is a failed swap: the old link, authenticated, goes on.
       if (this.cfg.sasl && !r.connection.readOnly) await this.authenticate(r.connection, this.cfg.sasl, scope);
-      if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive) {
+      if (r.connection.readOnly || this.link !== old || this.phase !== 'running' || !link.alive || requested !== this.reattachId()) {
         r.connection.close();
-        return;
+        return false;
       }
-      // Swap without SUSPENDED: the old link dies quietly, the new one reports RECONNECTED.
       old.markClosed();
       this.clearTimer('heartbeatTimer');
       old.conn?.close();
-      this.probeDelay = 100;
       this.onConnected(link, r.connection, sentAt, requested);
+      return true;
     } catch (err) {
-      this.log.debug({ err, host }, 'read-write probe failed');
-    } finally {
-      if (this.link?.conn?.readOnly) this.scheduleProbe();
+      this.log.debug({ err, host }, `${what} ${host} failed`);
+      return false;
     }
   }
 
@@ -734,4 +785,12 @@ export class Session {
 
 export function hex(id: bigint): string {
   return '0x' + BigInt.asUintN(64, id).toString(16);
+}
+
+const DNS_FAILURES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENODATA']);
+
+/** A connect that failed because the host name did not resolve (the transport's error has the DNS error as cause). */
+function unresolved(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause;
+  return typeof cause?.code === 'string' && DNS_FAILURES.has(cause.code);
 }

@@ -1,6 +1,7 @@
 /**
  * @tenure/leader: Curator-compatible LeaderLatch and LeaderSelector, with a fencing token (the
- * czxid of the winning node) and an AbortSignal for every leadership term.
+ * czxid of the winning node) and an AbortSignal for every leadership term, and LeaderObserver:
+ * who leads, for processes that do not take part.
  */
 export {
   LeaderLatch,
@@ -18,6 +19,13 @@ export {
   type TakeLeadership,
   type SelectorState,
 } from './leader-selector.js';
+export {
+  LeaderObserver,
+  type LeaderInfo,
+  type LeaderObserverOptions,
+  type LeaderObserverEvents,
+  type ElectionRecipe,
+} from './leader-observer.js';
 export type { Leadership, ParticipantOptions } from './leadership.js';
 export { LeadershipLostError, type LeadershipEnd } from './errors.js';
 export { electionOrder, sequenceAfter, type Participant } from './participants.js';

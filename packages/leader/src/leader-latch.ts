@@ -25,6 +25,8 @@
  * 5. Ending a term aborts `leadership.signal` first, then emits `notLeader`.
  * 6. close(): the term ends (`notLeader` only with closeMode `notifyLeader`; the signal always
  *    aborts), our watches are removed and our node deleted with a guaranteed delete.
+ * 7. leaders(): the election's leaders, anyone's, through a LeaderObserver on our path, made at
+ *    the first call (its one children watch exists only then) and closed with the latch.
  */
 import { EventEmitter } from 'eventemitter3';
 import {
@@ -46,12 +48,15 @@ import type { Client, Logger, RecipeState, SafeEmit, WaitOptions } from '@tenure
 import { nodeName, validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
 import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
+import type { LeaderInfo } from './leader-observer.js';
+import { ParticipantLeaders } from './participant-leaders.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
 import { Waiters } from './waiters.js';
 import { WatchSlot } from './watch-slot.js';
 
-/** Curator's LOCK_NAME for latches. */
-export const LATCH_NAME = 'latch-';
+import { LATCH_NAME } from './layout.js';
+
+export { LATCH_NAME } from './layout.js';
 
 /** `silent` (Curator's default): close() emits no `notLeader`. `notifyLeader`: it does. */
 export type CloseMode = 'silent' | 'notifyLeader';
@@ -117,6 +122,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   /** Set once a check has placed us: leading, watching a predecessor, or waiting for a safe state. */
   private joinedOnce = false;
   private readonly onState = (s: ConnectionState): void => this.stateChanged(s);
+  private readonly observed: ParticipantLeaders;
 
   constructor(
     readonly client: Client,
@@ -145,6 +151,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     const live = (): boolean => this.life.isStarted;
     this.predecessor = new WatchSlot(client, live);
     this.ownWatch = new WatchSlot(client, live);
+    this.observed = new ParticipantLeaders(client, this.path, 'leader-latch', this.logger, (err) => this.emitSafely('error', err));
   }
 
   /** `latent` before start(), `started`, then `closed`. */
@@ -200,6 +207,15 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
   }
 
   /**
+   * The election's leaders, whoever they are (a LeaderObserver's iterable): the current one
+   * first, then one per change of leader, none for a waiter joining. Ends on close() of the latch
+   * or when `signal` aborts; rejects with ClosedError when the client closes.
+   */
+  leaders(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<LeaderInfo> {
+    return this.observed.leaders(options);
+  }
+
+  /**
    * Leaves the election: the term ends (signal first; `notLeader` only with closeMode
    * `notifyLeader`, or the mode given here), our watches go, and our node is deleted with a
    * guaranteed delete. Resolves once the node is gone, or, if the connection is down, once the
@@ -218,7 +234,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.endTerm('closed', closeMode === 'notifyLeader');
     this.joinWaiters.close(closed);
     this.leaderWaiters.close(closed);
-    if (!wasStarted) return;
+    const observed = this.observed.close();
+    if (!wasStarted) return observed;
     // A create in flight rejects at once (aborted; the client removes what it may have left) or
     // has just landed, and then its node is ours to delete. Other steps need not be waited for:
     // they change nothing once closed.
@@ -231,6 +248,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     if (node !== null && this.ownWatch.holds(node.path) && this.client.sessionId === node.owner) this.ownWatch.forget();
     else this.ownWatch.drop();
     if (node) await this.deleteNode(node, true);
+    await observed;
   }
 
   [Symbol.asyncDispose](): Promise<void> {

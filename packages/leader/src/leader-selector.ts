@@ -15,6 +15,9 @@
  * 3. When it returns (or throws: the error is emitted as `error`, never swallowed), leadership
  *    ends and the lease is released, in that order. Then, with `autoRequeue`, queue again.
  *
+ * leaders(): the election's leaders, anyone's, through a LeaderObserver on our path, made at the
+ * first call and closed with the selector.
+ *
  * A lost lease keeps its node until then (the Mutex's `keepNodeUntilRelease`), as in Curator: the
  * signal aborts at once, but the next participant leads only after takeLeadership has returned
  * and our node is deleted. After LOST the node went with the session, so nothing waits.
@@ -39,9 +42,12 @@ import { validatePath } from '@tenure/protocol';
 import type { LeadershipEnd } from './errors.js';
 import { Term, type Leadership, type ParticipantOptions } from './leadership.js';
 import { readLeader, readParticipants, type Participant } from './participants.js';
+import type { LeaderInfo } from './leader-observer.js';
+import { ParticipantLeaders } from './participant-leaders.js';
 
-/** InterProcessMutex's lock name, which LeaderSelector's nodes carry. */
-export const SELECTOR_LOCK_NAME = 'lock-';
+import { SELECTOR_LOCK_NAME } from './layout.js';
+
+export { SELECTOR_LOCK_NAME } from './layout.js';
 
 /** Runs while we lead; leadership ends when it returns. Stop promptly when `signal` aborts. */
 export type TakeLeadership = (signal: AbortSignal, leadership: Leadership) => Promise<void> | void;
@@ -80,6 +86,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   private term: Term | null = null;
   /** Aborted at close: stops a pending acquire or backoff. */
   private readonly lifetime = new AbortController();
+  private readonly observed: ParticipantLeaders;
 
   constructor(
     readonly client: Client,
@@ -104,6 +111,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
       this.path,
       id.length > 0 ? { data: Buffer.from(id, 'utf8'), logger: this.logger } : { logger: this.logger },
     );
+    this.observed = new ParticipantLeaders(client, this.path, 'leader-selector', this.logger, (err) => this.safeEmit('error', err));
   }
 
   get state(): SelectorState {
@@ -155,6 +163,15 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
   }
 
   /**
+   * The election's leaders, whoever they are (a LeaderObserver's iterable): the current one
+   * first, then one per change of leader, none for a waiter joining. Ends on close() of the
+   * selector or when `signal` aborts; rejects with ClosedError when the client closes.
+   */
+  leaders(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<LeaderInfo> {
+    return this.observed.leaders(options);
+  }
+
+  /**
    * Leaves the election: a pending acquire stops, a running term's signal aborts (`closed`), and
    * close waits for takeLeadership to return before the lease is released. Resolves when done.
    */
@@ -162,8 +179,10 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     return this.life.close(async () => {
       this.lifetime.abort(new ClosedError(`leader selector ${this.path}`));
       this.term?.end('closed');
+      const observed = this.observed.close();
       await this.running;
       await this.mutex.close();
+      await observed;
     });
   }
 

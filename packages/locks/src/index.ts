@@ -9,6 +9,33 @@ export { SemaphoreMutex } from './semaphore-mutex.js';
 export { MultiLock, type MultiLease, type Lockable } from './multi-lock.js';
 export { Revoker, REVOKE_MESSAGE } from './revoker.js';
 export type { Lease } from './lease.js';
+export {
+  KazooLock,
+  KAZOO_LOCK_NAME,
+  KAZOO_CONTENDER,
+  kazooContenders,
+  uuidHex,
+  type KazooLockOptions,
+  type KazooAcquireOptions,
+} from './kazoo-lock.js';
+export {
+  NonBlockingLease,
+  MultiNonBlockingLease,
+  LeaseFormatError,
+  TIMED_LEASE_CHANNEL,
+  LEASE_HOLDER_NODE,
+  LEASE_RECORD_VERSION,
+  decodeLeaseRecord,
+  encodeLeaseRecord,
+  formatKazooTime,
+  parseKazooTime,
+  wallClock,
+  hostName,
+  type LeaseOptions,
+  type LeaseResult,
+  type LeaseRecord,
+  type LeaseAttemptMessage,
+} from './non-blocking-lease.js';
 export type { WaitOptions } from '@tenure/client';
 export { LeaseLostError, LockUpgradeError, LeaseCountError, type LeaseEnd } from './errors.js';
 // The wait errors, so that one import suffices.

@@ -51,6 +51,8 @@ export interface QueueSpec {
   decide(sorted: readonly string[], ourName: string): Decision;
   held?: HeldNodeOptions;
   logger: Logger;
+  /** Creates our node in place of the protected `<lockName>` create (kazoo's layout names its nodes itself). */
+  create?: (scope: WaitScope) => Promise<{ path: string; stat: Stat }>;
 }
 
 const settle = (): Promise<void> => new Promise((r) => nextTurn(r));
@@ -69,12 +71,9 @@ export async function joinQueue(client: Client, spec: QueueSpec, scope: WaitScop
 async function attempt(client: Client, spec: QueueSpec, scope: WaitScope): Promise<HeldNode | null> {
   const nodePath = `${spec.basePath}/${spec.lockName}${spec.fixedSequence ?? ''}`;
   const mode = spec.fixedSequence === undefined ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL;
-  const creating = client.create(nodePath, spec.data, {
-    mode,
-    protection: newProtectedId(),
-    createParentContainers: true,
-    signal: scope.signal,
-  });
+  const creating = spec.create
+    ? spec.create(scope)
+    : client.create(nodePath, spec.data, { mode, protection: newProtectedId(), createParentContainers: true, signal: scope.signal });
   // Awaited below; until then (the settle) an abort's rejection must not count as unhandled.
   creating.catch(() => {});
   // Let the create reach the connection first, then pipeline the listing behind it.

@@ -51,6 +51,7 @@ export class EmbeddedServer implements FrontDoor {
   readonly connectionLimits: ConnectionLimits;
   private readonly zxidCounter: ZxidCounter = { last: 0n };
   private readonly tree: DataTree;
+  private readonly processor: RequestProcessor;
   private readonly watches = new WatchRegistry();
   private readonly sessionTable: SessionTable<ServerConnection>;
   /** The data dir, or undefined for a server in memory (storage/). */
@@ -95,7 +96,7 @@ export class EmbeddedServer implements FrontDoor {
     this.sessionTable = new SessionTable<ServerConnection>(dir === undefined ? undefined : sessionPassword);
     // On the process clock wall time is Date.now() itself; any other clock moves it (wallNow()).
     const wallNow = clock === systemClock ? Date.now : (): number => this.wallNow();
-    const processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options, wallNow);
+    const processor = (this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options, wallNow));
     this.wheel = new SessionWheel(this.options.tickMs, (due) => this.dispatch.due(due), clock);
     this.faults = new FaultGate({
       clock,
@@ -315,6 +316,19 @@ export class EmbeddedServer implements FrontDoor {
    */
   silence(sessionId: bigint, ms: number): boolean {
     return this.faults.silence(sessionId, ms);
+  }
+
+  /**
+   * Presents a dynamic ensemble config in /zookeeper/config, as a ZooKeeper 3.5+ ensemble holds it
+   * after a reconfig: the `server.N=host:q:e:role;clientHost:clientPort` lines, then
+   * `version=<hex zxid>`; data watchers get NodeDataChanged. For tests of clients that follow the
+   * ensemble (one embedded server behind several addresses, e.g. FaultProxies, plays the members).
+   * Returns the version. Not with `storage` (the change is not logged): IllegalStateError there.
+   */
+  setEnsembleConfig(servers: readonly string[]): string {
+    this.ensureOpen();
+    if (this.storage !== undefined) throw new IllegalStateError('setEnsembleConfig: not with a data dir (the change would not be logged)');
+    return this.processor.announceConfig(servers);
   }
 
   /** Expires the session now: its ephemerals go, its connection closes. */

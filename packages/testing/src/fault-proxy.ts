@@ -109,6 +109,7 @@ export class FaultProxy {
   private delayMs = 0;
   private readonly target: { host: string; port: number };
   private listenPort = 0;
+  private listenHost = '127.0.0.1';
   /** Every connection accepted so far, in order. */
   readonly accepted: ProxyConnection[] = [];
 
@@ -117,12 +118,13 @@ export class FaultProxy {
     this.server = createServer((socket) => this.accept(socket));
   }
 
-  /** Starts a proxy in front of `target` on a free loopback port. */
-  static async start(target: string, { port = 0 }: { port?: number } = {}): Promise<FaultProxy> {
+  /** Starts a proxy in front of `target` on a free loopback port (`host`: another loopback address, e.g. 127.0.0.2). */
+  static async start(target: string, { port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<FaultProxy> {
     const proxy = new FaultProxy(target);
+    proxy.listenHost = host;
     await new Promise<void>((resolve, reject) => {
       proxy.server.once('error', reject);
-      proxy.server.listen(port, '127.0.0.1', () => resolve());
+      proxy.server.listen(port, host, () => resolve());
     });
     proxy.listenPort = (proxy.server.address() as { port: number }).port;
     proxy.server.unref();
@@ -131,7 +133,7 @@ export class FaultProxy {
 
   /** '127.0.0.1:<port>': give this to the client instead of the server's address. */
   get address(): string {
-    return `127.0.0.1:${this.listenPort}`;
+    return `${this.listenHost}:${this.listenPort}`;
   }
 
   get connectString(): string {

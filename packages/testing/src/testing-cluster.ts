@@ -2,6 +2,7 @@
  * TestingCluster: a real 3-node (by default) Apache ZooKeeper ensemble on loopback, with the same
  * test settings as TestingServer. Servers are numbered from 0 in the order of `connectString`.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Transport } from '@tenure/protocol';
 import { zookeeper } from '@tenure/zookeeper';
@@ -13,6 +14,20 @@ import { ClosedError, IllegalStateError, InvalidArgumentError } from '@tenure/pr
 export interface TestingClusterOptions extends ZooKeeperSettings {
   /** Number of servers. Default 3. */
   size?: number;
+  /**
+   * Dynamic reconfiguration (ZooKeeper 3.5+): `reconfigEnabled=true`, `standaloneEnabled=false`
+   * and a dynamic config file whose `server.N=` lines carry each server's client address
+   * (`server.N=127.0.0.1:q:e:participant;127.0.0.1:clientPort`). Default false (a static zoo.cfg).
+   */
+  reconfigEnabled?: boolean;
+  /**
+   * A super user, `'user:password'`, for reconfig and ACL-free administration: ZooKeeper's
+   * `zookeeper.DigestAuthenticationProvider.superDigest`. Clients authenticate with
+   * `authInfo: [{ scheme: 'digest', auth: 'user:password' }]`.
+   */
+  superUser?: string;
+  /** `zookeeper.skipACL=yes`: every ACL check passes (reconfig needs no super user then). */
+  skipACL?: boolean;
 }
 
 /** Anything that says which server it is connected to, such as a Tenure client. */
@@ -32,7 +47,23 @@ export class TestingCluster {
   private constructor(
     private readonly nodes: ZooKeeperNode[],
     private readonly dir: string,
+    private readonly serverLines: string[],
   ) {}
+
+  /**
+   * Server n's `server.<n+1>=host:quorumPort:electionPort[:participant;host:clientPort]` line as
+   * the cluster was started with it, e.g. for `reconfig({ joining: [cluster.serverLine(0)] })`.
+   */
+  serverLine(n: number): string {
+    this.node(n);
+    return this.serverLines[n]!;
+  }
+
+  /** Server n's id in the ensemble (its myid): n + 1. */
+  serverId(n: number): string {
+    this.node(n);
+    return String(n + 1);
+  }
 
   /** Starts the ensemble and resolves once every server serves (one leader, the others following). */
   static async start(options: TestingClusterOptions = {}): Promise<TestingCluster> {
@@ -40,20 +71,34 @@ export class TestingCluster {
     if (size < 1) throw new InvalidArgumentError('a cluster needs at least one server');
     const dir = makeWorkDir('tenure-zk-cluster-');
     const ports = await distinctFreePorts(size * 3);
-    const servers = Array.from({ length: size }, (_, i) => `server.${i + 1}=127.0.0.1:${ports[3 * i + 1]}:${ports[3 * i + 2]}`);
+    const dynamic = options.reconfigEnabled === true;
+    const servers = Array.from({ length: size }, (_, i) =>
+      serverLine(i + 1, ports[3 * i + 1]!, ports[3 * i + 2]!, dynamic ? ports[3 * i] : undefined),
+    );
+    const systemProperties = { ...options.systemProperties };
+    if (options.superUser !== undefined)
+      systemProperties['zookeeper.DigestAuthenticationProvider.superDigest'] = superDigest(options.superUser);
+    if (options.skipACL) systemProperties['zookeeper.skipACL'] = 'yes';
     const nodes = Array.from(
       { length: size },
       (_, i) =>
         new ZooKeeperNode(
-          { dir: makeNodeDir(dir, i), clientPort: ports[3 * i]!, quorum: { myid: i + 1, servers } },
+          { dir: makeNodeDir(dir, i), clientPort: ports[3 * i]!, quorum: { myid: i + 1, servers, dynamic } },
           {
             ...options,
-            // Reconfiguration off keeps zoo.cfg static; quorum listen on loopback only.
-            config: { reconfigEnabled: false, quorumListenOnAllIPs: false, cnxTimeout: 1000, ...options.config },
+            systemProperties,
+            // Without reconfig, zoo.cfg stays static; quorum listen on loopback only.
+            config: {
+              reconfigEnabled: dynamic,
+              ...(dynamic ? { standaloneEnabled: false } : {}),
+              quorumListenOnAllIPs: false,
+              cnxTimeout: 1000,
+              ...options.config,
+            },
           },
         ),
     );
-    const cluster = new TestingCluster(nodes, dir);
+    const cluster = new TestingCluster(nodes, dir, servers);
     try {
       for (const node of nodes) node.start();
       await Promise.all(nodes.map((n) => n.waitServing()));
@@ -162,6 +207,18 @@ export class TestingCluster {
     if (!node) throw new InvalidArgumentError(`no server ${n} in a cluster of ${this.nodes.length}`);
     return node;
   }
+}
+
+function serverLine(id: number, quorumPort: number, electionPort: number, clientPort: number | undefined): string {
+  const base = `server.${id}=127.0.0.1:${quorumPort}:${electionPort}`;
+  return clientPort === undefined ? base : `${base}:participant;127.0.0.1:${clientPort}`;
+}
+
+/** ZooKeeper's superDigest for 'user:password': user:base64(sha1('user:password')). */
+function superDigest(userPassword: string): string {
+  const colon = userPassword.indexOf(':');
+  if (colon <= 0) throw new InvalidArgumentError(`superUser must be 'user:password', got ${JSON.stringify(userPassword)}`);
+  return `${userPassword.slice(0, colon)}:${createHash('sha1').update(userPassword).digest('base64')}`;
 }
 
 function makeNodeDir(root: string, i: number): string {

@@ -49,8 +49,12 @@ export interface NodeSpec {
   /** Folder for zoo.cfg, data and the log. */
   dir: string;
   clientPort: number;
-  /** For an ensemble member: its myid and the `server.N=` lines. */
-  quorum?: { myid: number; servers: string[] };
+  /**
+   * For an ensemble member: its myid and the `server.N=` lines. With `dynamic`, the lines go to a
+   * dynamic config file (ZooKeeper 3.5+ reconfig) and carry the client address, so zoo.cfg has
+   * no clientPort of its own.
+   */
+  quorum?: { myid: number; servers: string[]; dynamic?: boolean };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,8 +73,9 @@ export class ZooKeeperNode {
       initLimit: 10,
       syncLimit: 5,
       dataDir: join(spec.dir, 'data'),
-      clientPort: spec.clientPort,
-      clientPortAddress: this.host,
+      ...(spec.quorum?.dynamic
+        ? { dynamicConfigFile: join(spec.dir, 'zoo.cfg.dynamic') }
+        : { clientPort: spec.clientPort, clientPortAddress: this.host }),
       forceSync: 'no',
       '4lw.commands.whitelist': '*',
       maxClientCnxns: 0,
@@ -85,7 +90,10 @@ export class ZooKeeperNode {
     let text = Object.entries(cfg)
       .map(([k, v]) => `${k}=${v}`)
       .join('\n');
-    if (spec.quorum) {
+    if (spec.quorum?.dynamic) {
+      writeFileSync(join(spec.dir, 'zoo.cfg.dynamic'), spec.quorum.servers.join('\n') + '\n');
+      writeFileSync(join(cfg.dataDir as string, 'myid'), `${spec.quorum.myid}\n`);
+    } else if (spec.quorum) {
       text += '\n' + spec.quorum.servers.join('\n');
       writeFileSync(join(cfg.dataDir as string, 'myid'), `${spec.quorum.myid}\n`);
     }

@@ -1,7 +1,7 @@
 /**
  * Chroot mapping (docs/zookeeper-wire-protocol.md §6.6): the client speaks client paths, the server server paths.
  * Outgoing: every path-bearing request, every multi sub-op, every SetWatches list and the
- * getEphemerals prefix. Incoming: create results (also inside multi), sync, getEphemerals and
+ * getEphemerals prefix, except getConfig's read of /zookeeper/config. Incoming: create results (also inside multi), sync, getEphemerals and
  * notifications. Unlike Java 3.5–3.9 we also map getEphemerals and multi create results, so a
  * chrooted client never sees a server path.
  */
@@ -9,6 +9,13 @@ import { OpCode, prependChroot, stripChroot } from '@tenure/protocol';
 import type { GetEphemeralsResponse, MultiOp, MultiResponse, MultiResult, Request, Response, WatcherEvent } from '@tenure/protocol';
 
 const add = (chroot: string, list: string[]): string[] => list.map((p) => prependChroot(chroot, p));
+
+/**
+ * ZooKeeper's config node, which getConfig reads (and watches) outside the chroot as the Java
+ * client does: a getData of exactly this path, and a data watch on it, are not chrooted.
+ */
+export const CONFIG_NODE = '/zookeeper/config';
+const addData = (chroot: string, list: string[]): string[] => list.map((p) => (p === CONFIG_NODE ? p : prependChroot(chroot, p)));
 
 /** The request as the server must see it. Never mutates the caller's object. */
 export function requestToServer(chroot: string, req: Request): Request {
@@ -19,14 +26,14 @@ export function requestToServer(chroot: string, req: Request): Request {
     case OpCode.setWatches:
       return {
         ...req,
-        dataWatches: add(chroot, req.dataWatches),
+        dataWatches: addData(chroot, req.dataWatches),
         existWatches: add(chroot, req.existWatches),
         childWatches: add(chroot, req.childWatches),
       };
     case OpCode.setWatches2:
       return {
         ...req,
-        dataWatches: add(chroot, req.dataWatches),
+        dataWatches: addData(chroot, req.dataWatches),
         existWatches: add(chroot, req.existWatches),
         childWatches: add(chroot, req.childWatches),
         persistentWatches: add(chroot, req.persistentWatches),
@@ -38,6 +45,8 @@ export function requestToServer(chroot: string, req: Request): Request {
       const p = req.prefixPath;
       return { ...req, prefixPath: !p || p === '/' ? chroot + '/' : chroot + p };
     }
+    case OpCode.getData:
+      return req.path === CONFIG_NODE ? req : { ...req, path: prependChroot(chroot, req.path) };
     default:
       if ('path' in req) return { ...req, path: prependChroot(chroot, req.path) };
       return req;

@@ -7,4 +7,5 @@ export type { ZooKeeperTransport, ZooKeeperTransportOptions } from './transport.
 export { parseConnectString, parseHostPort, formatHostPort, DEFAULT_PORT } from './connect-string.js';
 export type { ParsedConnectString, HostPort } from './connect-string.js';
 export type { TlsOptions, TlsSetting } from './tls-options.js';
+export type { HostLookup } from './host-lookup.js';
 export { TlsError, type TlsRefusal } from '@tenure/protocol';

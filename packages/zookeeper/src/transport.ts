@@ -5,6 +5,7 @@
 import type { ConnectParams, ConnectResult, ConnectionHandlers, Transport } from '@tenure/protocol';
 import { formatHostPort, parseConnectString, parseHostPort } from './connect-string.js';
 import { openConnection } from './connection.js';
+import { resolveTarget, type HostLookup } from './host-lookup.js';
 import { TlsConfig, type TlsSetting } from './tls-options.js';
 import { InvalidArgumentError, IllegalStateError } from '@tenure/protocol';
 
@@ -24,6 +25,13 @@ export interface ZooKeeperTransportOptions {
    * rejects `connect` with a TlsError naming the host and the reason.
    */
   tls?: TlsSetting;
+  /**
+   * Resolves a host name to its addresses, at every connect attempt (default: `dns.lookup` with
+   * `all: true`); one address is picked at random, as ZooKeeper's client does. IP literals skip it.
+   * A name that does not resolve rejects `connect` with ConnectionLossError whose `cause` is the
+   * DNS error.
+   */
+  lookup?: HostLookup;
 }
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -62,7 +70,12 @@ export function zookeeper(connectString: string, options: ZooKeeperTransportOpti
     },
     async connect(host: string, params: ConnectParams, handlers: ConnectionHandlers): Promise<ConnectResult> {
       const target = parseHostPort(host);
-      return openConnection(target, formatHostPort(target), params, handlers, { chroot, maxFrameBytes, tls: await tls?.resolve() });
+      const server = formatHostPort(target);
+      const tlsOptions = await tls?.resolve();
+      const address = await resolveTarget(target, server, options.lookup);
+      // Over TLS the certificate is checked against the name, not the address it resolved to.
+      const tlsFor = tlsOptions && address.host !== target.host ? { servername: target.host, ...tlsOptions } : tlsOptions;
+      return openConnection(address, server, params, handlers, { chroot, maxFrameBytes, tls: tlsFor });
     },
   };
 }

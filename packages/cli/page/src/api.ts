@@ -3,6 +3,7 @@ import type { ChildrenPage, ErrorAnswer, NodeView, Overview, UiStatus } from '..
 
 export type * from '../../src/ui/api-types.js';
 export type * from '../../src/inspect/report.js';
+export type * from '../../src/inspect/observer-report.js';
 
 /** An answer other than 2xx, with the server's one-line reason. */
 export class ApiError extends Error {

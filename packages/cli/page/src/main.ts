@@ -10,11 +10,13 @@ import { connectLive } from './live.js';
 import { Timeline } from './timeline.js';
 import { electionsSection } from './view-elections.js';
 import { locksSection } from './view-locks.js';
+import { leasesSection, partitionsSection } from './view-kazoo.js';
 import { groupsSection, servicesSection } from './view-members.js';
 import { queuesSection, sessionsSection } from './view-queues.js';
+import { ensembleSection } from './view-ensemble.js';
 import { TreeView } from './view-tree.js';
 
-const VIEWS = ['overview', 'tree', 'locks', 'elections', 'groups', 'services', 'queues', 'sessions'] as const;
+const VIEWS = ['overview', 'tree', 'locks', 'elections', 'groups', 'services', 'queues', 'partitions', 'leases', 'sessions'] as const;
 type View = (typeof VIEWS)[number];
 
 let status: UiStatus;
@@ -107,23 +109,29 @@ function renderView(): void {
       return replace(
         container,
         locksSection(report),
-        h('div.pair', null, electionsSection(report), timelineSection),
+        h('div.pair', null, electionsSection(report, overview.observers ?? null), timelineSection),
         groupsSection(report),
         servicesSection(report),
         queuesSection(report),
+        report.partitions.length ? partitionsSection(report) : null,
+        report.timedLeases.length ? leasesSection(report) : null,
       );
     case 'locks':
       return replace(container, locksSection(report), timelineSection);
     case 'elections':
-      return replace(container, electionsSection(report), timelineSection);
+      return replace(container, electionsSection(report, overview.observers ?? null), timelineSection);
     case 'groups':
       return replace(container, groupsSection(report));
     case 'services':
       return replace(container, servicesSection(report));
     case 'queues':
       return replace(container, queuesSection(report));
+    case 'partitions':
+      return replace(container, partitionsSection(report));
+    case 'leases':
+      return replace(container, leasesSection(report));
     case 'sessions':
-      return replace(container, sessionsSection(overview.sessions, status.sessionId));
+      return replace(container, ensembleSection(overview.ensemble), sessionsSection(overview.sessions, status.sessionId));
   }
 }
 

@@ -2,9 +2,11 @@
  * Elections: the leader and the participants in election order.
  * DOM contract: `[data-election="<path>"]` holds one `[data-leader]` and `[data-participant]`s (the
  * leader is the first participant and carries both); their text includes the participant id, or
- * the node's name when it has none.
+ * the node's name when it has none. Its observers (sessions watching the path without a node:
+ * LeaderObservers, from the servers' `wchp`) are `[data-observer="<session>"]`s; when `wchp` was
+ * refused, `[data-observers-unavailable]` says so.
  */
-import type { ElectionInfo, Participant, RecipeReport } from './api.js';
+import type { ElectionInfo, ObservedElection, ObserversReport, Participant, RecipeReport } from './api.js';
 import { h } from './dom.js';
 import { shortName } from './format.js';
 import { since } from './ticker.js';
@@ -22,8 +24,25 @@ function participant(p: Participant, position: number, leaderForMs: number | nul
   );
 }
 
+function observersOf(e: ElectionInfo, observers: ObserversReport | null): HTMLElement | null {
+  if (observers === null) return null;
+  if (observers.source === 'unavailable') {
+    const why = observers.problems.map((p) => `${p.server}: ${p.reason}`).join('; ');
+    return h('p.muted.note', { 'data-observers-unavailable': '', title: why }, 'Observers unknown: the server does not answer wchp.');
+  }
+  const found: ObservedElection | undefined = observers.elections.find((o) => o.path === e.path && o.kind === e.kind);
+  if (!found || found.observers.length === 0) return null;
+  return h(
+    'ul.observers',
+    null,
+    found.observers.map((o) =>
+      h('li.observer', { 'data-observer': o.sessionId, title: `watching through ${o.server}` }, `observer · session ${o.sessionId}`),
+    ),
+  );
+}
+
 /** `alsoLock`: the path is listed as a lock too (a LeaderSelector and a Mutex share one layout). */
-export function electionCard(e: ElectionInfo, alsoLock = false): HTMLElement {
+export function electionCard(e: ElectionInfo, alsoLock = false, observers: ObserversReport | null = null): HTMLElement {
   return h(
     alsoLock ? 'section.card.election.also-lock' : 'section.card.election',
     { 'data-election': e.path },
@@ -42,16 +61,17 @@ export function electionCard(e: ElectionInfo, alsoLock = false): HTMLElement {
       null,
       e.participants.map((p, i) => participant(p, i, e.leaderForMs)),
     ),
+    observersOf(e, observers),
   );
 }
 
-export function electionsSection(report: RecipeReport): HTMLElement {
+export function electionsSection(report: RecipeReport, observers: ObserversReport | null = null): HTMLElement {
   return h(
     'section.group-of-cards',
     { id: 'elections' },
     h('h2', null, 'Elections ', h('span.count', null, String(report.elections.length))),
     report.elections.length
-      ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path)))
+      ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path), observers))
       : h('p.muted', null, 'No elections found.'),
   );
 }

@@ -88,7 +88,7 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
   },
   leaders: {
     synopsis: 'leaders [--limit N] [PATH]',
-    summary: 'each election (LeaderLatch; LeaderSelector, whose nodes are a mutex’s) with its leader and participants',
+    summary: 'each election (LeaderLatch; LeaderSelector, whose nodes are a mutex’s) with its leader, participants and observers (wchp)',
     example: 'tenure leaders /election',
   },
   groups: {
@@ -100,6 +100,16 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
     synopsis: 'services [--limit N] [PATH]',
     summary: 'the service discovery registry (curator-x-discovery: <base>/<name>/<id> with JSON)',
     example: 'tenure services',
+  },
+  partitions: {
+    synopsis: 'partitions [--limit N] [PATH]',
+    summary: "each partitioned set (kazoo's SetPartitioner: <path>/party, <path>/locks/<item>) with its members and each item's holder",
+    example: 'tenure partitions /work',
+  },
+  leases: {
+    synopsis: 'leases [--limit N] [PATH]',
+    summary: "each timed lease (kazoo's NonBlockingLease, MultiNonBlockingLease: <path>/lease_holder) with its holder and time left",
+    example: 'tenure leases /cron',
   },
   queues: {
     synopsis: 'queues [--limit N] [PATH]',
@@ -116,6 +126,16 @@ const ABOUT: Record<string, Omit<About, 'name'>> = {
     summary:
       'serve a live web page of locks, elections, groups, services, queues, sessions and the tree (read-only unless --write) until Ctrl-C',
     example: 'tenure --server zk1:2181 ui --port 8181',
+  },
+  config: {
+    synopsis: 'config',
+    summary: "the ensemble's dynamic config (/zookeeper/config): members, roles, client addresses, version",
+    example: 'tenure --server zk1:2181 config',
+  },
+  reconfig: {
+    synopsis: 'reconfig [--add server.N=host:q:e[:role][;clientPort]]... [--remove ID]... [--members LINE]... [--from VERSION]',
+    summary: 'change the ensemble (ZooKeeper 3.5+ reconfig; needs a super user or skipACL) and print the new config',
+    example: "tenure --auth digest:super:secret reconfig --remove 3 --add 'server.4=10.0.0.4:2888:3888:participant;2181'",
   },
 };
 

@@ -18,6 +18,7 @@ import { tlsOptionsOf } from './connection.js';
 import type { CommandContext, CommandInput, CommandSpec } from './command-spec.js';
 import { formatDuration } from './output.js';
 import { limitFlag } from './zk-commands.js';
+import { leadersCommand as leaders } from './leaders-command.js';
 
 const LIMIT = { limit: { type: 'string' } } as const;
 
@@ -34,7 +35,7 @@ async function walk(ctx: CommandContext, input: CommandInput): Promise<InspectRe
 }
 
 /** A recipe command over one list of the report. */
-function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' | 'queues'>(
+export function recipeCommand<K extends 'locks' | 'elections' | 'groups' | 'services' | 'queues' | 'partitions' | 'timedLeases'>(
   name: string,
   key: K,
   empty: string,
@@ -84,25 +85,7 @@ const locks = recipeCommand(
     ]),
 );
 
-const leaders = recipeCommand(
-  'leaders',
-  'elections',
-  'no elections found',
-  ['ELECTION', 'KIND', 'ROLE', 'ID', 'SESSION', 'TOKEN', 'FOR', 'NODE'],
-  (items) =>
-    items.flatMap((e) =>
-      e.participants.map((p, i) => [
-        e.path,
-        e.kind,
-        p.isLeader ? 'leader' : `participant ${i}`,
-        dataText(p.data),
-        p.sessionId,
-        p.fencingToken,
-        p.isLeader ? formatDuration(e.leaderForMs) : '-',
-        p.name,
-      ]),
-    ),
-);
+// `leaders` shows observers too (leaders-command.ts).
 
 const groups = recipeCommand('groups', 'groups', 'no groups found', ['GROUP', 'MEMBER', 'SESSION', 'DATA'], (items) =>
   items.flatMap((g) => g.members.map((m) => [g.path, m.id, m.sessionId, dataText(m.data)])),

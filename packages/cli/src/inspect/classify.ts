@@ -5,6 +5,7 @@
 import { sortBySequence } from '@tenure/client';
 import { decodeData, sessionHex } from './node-data.js';
 import { frameItems } from './queue-frame.js';
+import { classifyKazoo, isKazooLockNode } from './kazoo-layouts.js';
 import {
   LATCH_NAME,
   LEASE_NAME,
@@ -169,7 +170,7 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
     // Service instances and plain ephemeral members, among the children that were read.
     const members: GroupInfo['members'][number][] = [];
     for (const name of dir.children) {
-      if (roleOf(name) !== null) continue;
+      if (roleOf(name) !== null || isKazooLockNode(name)) continue;
       const child = byPathMap.get(childPath(dir.path, name));
       if (child === undefined) continue;
       const json = parseServiceInstance(child.data);
@@ -197,6 +198,9 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
     instances: s.instances.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
   }));
 
+  const kazoo = classifyKazoo(walk, byPathMap, at);
+  locks.push(...kazoo.locks);
+
   return {
     walk: { root: walk.root, visited: walk.visited, limit: walk.limit, truncated: walk.truncated, errors: walk.errors },
     at,
@@ -205,6 +209,8 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
     groups: groups.sort(byPath),
     services: serviceList.sort(byPath),
     queues: queues.sort(byPath),
+    partitions: kazoo.partitions,
+    timedLeases: kazoo.timedLeases,
   };
 }
 

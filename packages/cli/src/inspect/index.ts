@@ -35,6 +35,8 @@ export {
 export { classifyNodes } from './classify.js';
 export { frameItems } from './queue-frame.js';
 export { roleOf, parseServiceInstance, type NodeRole, type ServiceInstanceJson } from './recipe-layouts.js';
+export { inspectObservers, parseWchp, type InspectObserversOptions } from './election-observers.js';
+export type * from './observer-report.js';
 export {
   readSessions,
   fourLetterWord,

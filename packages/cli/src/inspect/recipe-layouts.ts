@@ -13,10 +13,11 @@
  * | service discovery | `<base>/<name>/<id>`, JSON with `name`, `id`, `registrationTimeUTC` / `serviceType` |
  */
 import { sequenceAfter } from '@tenure/client';
+import { LATCH_NAME } from '@tenure/leader';
 import { isQueueItem } from './tree-walk.js';
 
 export const LOCK_NAME = 'lock-';
-export const LATCH_NAME = 'latch-';
+export { LATCH_NAME };
 export const LEASE_NAME = 'lease-';
 export const READ_NAME = '__READ__';
 export const WRITE_NAME = '__WRIT__';

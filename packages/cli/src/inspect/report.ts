@@ -3,6 +3,8 @@
  * CLI's `--json` output and the web page render the same values. Session ids are hex as ZooKeeper
  * prints them (`0x1000a2b3c0001`), zxids and fencing tokens decimal strings, times ms since the epoch.
  */
+import type { PartitionInfo, TimedLeaseInfo } from './kazoo-report.js';
+export type * from './kazoo-report.js';
 
 /** Node data as shown to people: UTF-8 text when the bytes are text, else base64 (marked so). */
 export interface DataView {
@@ -47,8 +49,9 @@ export interface LockInfo {
    *   also listed under `elections` (kind `leader-selector`).
    * - `read-write`: `_c_<uuid>-__READ__<seq>` and `_c_<uuid>-__WRIT__<seq>` nodes in one queue.
    * - `semaphore`: `leases/_c_<uuid>-lease-<seq>` and `locks/_c_<uuid>-lock-<seq>`.
+   * - `kazoo`: kazoo's Lock (KazooLock), `<uuid hex>__lock__<seq>` nodes (kazoo-layouts.ts).
    */
-  readonly kind: 'mutex' | 'read-write' | 'semaphore';
+  readonly kind: 'mutex' | 'read-write' | 'semaphore' | 'kazoo';
   /** The first holder, or null when nobody holds it (the same object as `holders[0]`). */
   readonly holder: LockNode | null;
   /**
@@ -201,6 +204,10 @@ export interface RecipeReport {
   readonly groups: readonly GroupInfo[];
   readonly services: readonly ServiceInfo[];
   readonly queues: readonly QueueInfo[];
+  /** kazoo SetPartitioners: item → holder (kazoo-report.ts). */
+  readonly partitions: readonly PartitionInfo[];
+  /** Timed leases (kazoo's NonBlockingLease records): holder, time left. */
+  readonly timedLeases: readonly TimedLeaseInfo[];
 }
 
 /** One session, from the four-letter words `cons` and `dump` (or, failing them, from the tree). */

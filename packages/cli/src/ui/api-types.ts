@@ -2,6 +2,7 @@
  * The JSON the page server sends to the page (the page imports these types too, so both sides
  * agree). Zxids, session ids and other 64-bit numbers are strings; data is base64.
  */
+import type { ObserversReport } from '../inspect/observer-report.js';
 import type { RecipeReport, SessionsReport } from '../inspect/report.js';
 
 /** How changes reach the page. */
@@ -36,8 +37,34 @@ export interface Overview {
   at: number;
   report: RecipeReport | null;
   sessions: SessionsReport | null;
+  /** The ensemble as the page server's client sees it (its config and host list); null if it could not be read. */
+  ensemble?: EnsembleView | null;
+  /** The elections' observers, from the servers' `wchp` (refreshed as the sessions are); null or absent when not asked yet. */
+  observers?: ObserversReport | null;
   /** Why the report or the sessions could not be had, if so. */
   errors: string[];
+}
+
+/** One member of the config (the client's EnsembleMember; written out here, as the page is built without the client). */
+export interface EnsembleMemberView {
+  id: string;
+  host: string;
+  quorumPort: number;
+  electionPort: number;
+  role: 'participant' | 'observer';
+  clientHost?: string;
+  clientPort?: number;
+}
+
+/** The ensemble: /zookeeper/config's members (none for a standalone server) and the client's host list. */
+export interface EnsembleView {
+  members: EnsembleMemberView[];
+  /** The config's version, hex ('' for none). */
+  version: string;
+  /** The servers the page server's client connects to (the ensemble's, when tracking follows a dynamic config). */
+  hosts: string[];
+  /** The server it is connected to now. */
+  connectedServer: string | null;
 }
 
 /** The `tree` event: paths whose data or children changed; null means "anything may have". */

@@ -3,8 +3,9 @@
  * `locks` / `leaders` / ... commands make) and the sessions from `cons` / `dump`, which fall back to
  * the owners of the ephemerals the walk saw when the server refuses those words.
  */
-import type { Client } from '@tenure/client';
-import { inspectSessions, inspectWithWalk } from '../inspect/index.js';
+import { KeeperError, type Client } from '@tenure/client';
+import { inspectObservers, inspectSessions, inspectWithWalk, sessionHex, type ObserversReport } from '../inspect/index.js';
+import type { EnsembleView } from './api-types.js';
 import type { OverviewSource } from './live-feed.js';
 
 export interface OverviewSourceOptions {
@@ -22,6 +23,7 @@ const SESSIONS_EVERY_MS = 1_000;
 export function recipeOverview(client: Client, options: OverviewSourceOptions): OverviewSource {
   let sessions: Awaited<ReturnType<typeof inspectSessions>> | null = null;
   let sessionsAt = 0;
+  let observers: ObserversReport | null = null;
   return async () => {
     const errors: string[] = [];
     const { report, walk } = await inspectWithWalk(client, {
@@ -32,10 +34,22 @@ export function recipeOverview(client: Client, options: OverviewSourceOptions): 
       try {
         sessions = await inspectSessions(options.connectString !== undefined ? { connectString: options.connectString } : {}, { walk });
         sessionsAt = Date.now();
+        // Observers hold no node: only the servers' watch listing shows them (asked as often as the sessions).
+        observers = await inspectObservers(options.connectString, report, { exclude: [sessionHex(client.sessionId)] });
       } catch (err) {
         errors.push(`sessions: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    return { report, sessions, errors };
+    let ensemble: EnsembleView | null = null;
+    try {
+      const config = await client.getConfig();
+      ensemble = { members: config.members, version: config.version, hosts: [...client.hosts], connectedServer: client.connectedServer };
+    } catch (err) {
+      // A transport without ZooKeeper's config node has no ensemble to show; anything else is said.
+      if (err instanceof KeeperError && (err.code === 'NONODE' || err.code === 'UNIMPLEMENTED')) {
+        ensemble = { members: [], version: '', hosts: [...client.hosts], connectedServer: client.connectedServer };
+      } else errors.push(`ensemble: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return { report, sessions, ensemble, observers, errors };
   };
 }

@@ -93,6 +93,8 @@ function ttlFlagsWithoutTtl(op: MultiOp): boolean {
   );
 }
 
+const CONFIG_PATH = '/zookeeper/config';
+
 /** Version check shared by delete, setData, setACL and check: -1 matches any version. */
 function nextVersion(current: number, expected: number): number {
   if (expected !== -1 && expected !== current) fail(ErrorCode.BADVERSION);
@@ -118,6 +120,22 @@ export class RequestProcessor {
 
   private nextZxid(): bigint {
     return ++this.zxid.last;
+  }
+
+  /**
+   * Replaces /zookeeper/config as a ZooKeeper 3.5+ ensemble's reconfig would: `server.N=` lines
+   * then `version=<hex zxid>`, with a zxid of its own and NodeDataChanged to its data watchers.
+   * Returns the version. (The embedded server has no quorum: this presents a config, for tests of
+   * clients that follow one.)
+   */
+  announceConfig(servers: readonly string[]): string {
+    const zxid = this.nextZxid();
+    const node = this.tree.get(CONFIG_PATH)!;
+    const version = zxid.toString(16);
+    const text = [...servers, `version=${version}`].join('\n');
+    this.tree.setData(node, Buffer.from(text), node.version + 1, zxid, this.wallNow());
+    this.watches.changed(CONFIG_PATH, zxid, node.acl);
+    return version;
   }
 
   /** Serves one request (auth, ping and closeSession are the server's). */
