@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import * as v from 'valibot';
-import { BadVersionError, CreateMode, NoNodeError, TenureError, type Client } from '@tenure/client';
+import { AbortError, BadVersionError, CreateMode, NoNodeError, TenureError, type Client } from '@tenure/client';
 import type { EmbeddedServer } from '@tenure/server';
 import { TestClients, seededRandom, startTestServer, tapTransport } from '@tenure/testing';
 import { OpCode, type Request } from '@tenure/protocol';
@@ -374,6 +374,25 @@ describe('update()', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpdateConflictError);
     expect(err).toMatchObject({ code: 'UPDATE_CONFLICT', attempts: 3, path: '/counters/busy' });
+    expect(rounds).toBe(3);
+  });
+
+  it('an aborted signal ends an update that keeps losing with AbortError', async () => {
+    const node = model(client, '/counters/{name}', { schema: Counter }).at({ name: 'abort' });
+    await node.set({ count: 0, writers: [] });
+    const ac = new AbortController();
+    let rounds = 0;
+    const err = await node
+      .update(
+        async (c) => {
+          if (++rounds === 3) ac.abort();
+          await client.setData('/counters/abort', JSON.stringify({ count: 100 + rounds, writers: [] }));
+          return { ...c, count: c.count + 1 };
+        },
+        { signal: ac.signal },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AbortError);
     expect(rounds).toBe(3);
   });
 
