@@ -3,7 +3,10 @@
  * transport, on the same server code in the same run. The gap is the client's own cost per
  * operation: path validation, namespace, the session timers' bookkeeping, reply mapping. One case
  * subscribes to the `tenure:client:request` TracingChannel (all five hooks, trivial handlers): the
- * cost of tracing, against none without a subscriber.
+ * cost of tracing, against none without a subscriber. Two cases register @tenure/otel's
+ * TenureInstrumentation: on the API alone (no SDK: no-op tracer and meter, as a library sees it
+ * before the application sets one up), and on a recording SDK (every span sampled and ended, the
+ * duration histogram aggregated, the async-hooks context manager on), against none.
  *
  *   npx tsx bench/client.ts [--seconds 2] [--window 1000] [--rounds 3]
  *
@@ -15,6 +18,12 @@ import { fileURLToPath } from 'node:url';
 import { OpCode, type Connection } from '@tenure/protocol';
 import { createClient, requestChannel } from '../packages/client/src/index.js';
 import { createEmbeddedServer } from '../packages/server/src/index.js';
+import { TenureInstrumentation } from '../packages/otel/src/index.js';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 
 const arg = (name: string, fallback: string): string => {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,6 +38,8 @@ const CASES = [
   'client getData',
   'client getData (namespace)',
   'client getData (diagnostics subscriber)',
+  'client getData (otel, API only)',
+  'client getData (otel, recording SDK)',
   'client exists',
   'client setData',
 ] as const;
@@ -79,6 +90,21 @@ async function runCase(name: Case): Promise<void> {
       const count = (): void => void events++;
       requestChannel.subscribe({ start: count, end: count, asyncStart: count, asyncEnd: count, error: count });
     }
+    if (name === 'client getData (otel, API only)') registerInstrumentations({ instrumentations: [new TenureInstrumentation()] });
+    if (name === 'client getData (otel, recording SDK)') {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      // No span processor: spans are made, sampled and ended, and exported nowhere (exporting is the SDK's cost, not ours).
+      const tracerProvider = new BasicTracerProvider();
+      const reader = new PeriodicExportingMetricReader({
+        exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+        exportIntervalMillis: 3_600_000,
+      });
+      registerInstrumentations({
+        instrumentations: [new TenureInstrumentation()],
+        tracerProvider,
+        meterProvider: new MeterProvider({ readers: [reader] }),
+      });
+    }
     if (name === 'client exists') op = () => view.exists('/bench');
     else if (name === 'client setData') op = () => view.setData('/bench', data);
     else op = () => view.getData('/bench');
@@ -117,6 +143,8 @@ async function main(): Promise<void> {
   );
   for (const [name, ops] of results) console.log(`  ${name.padEnd(40)} ${fmt(ops).padStart(10)}   ${(ops / raw).toFixed(2)}x raw getData`);
   const client = results.get('client getData')!;
+  for (const name of ['client getData (otel, API only)', 'client getData (otel, recording SDK)'] as const)
+    console.log(`${name}: ${(results.get(name)! / client).toFixed(2)}x client getData without instrumentation`);
   console.log(`compass target >= 500k/s getData through the client: ${client >= 500_000 ? 'met' : 'not met'} (${fmt(client)})`);
 }
 

@@ -212,6 +212,8 @@ await client.create('/election/latch-', Buffer.from('alpha'), __recipe);`,
     ),
   },
   { pkg: 'testing', extra: ['client'], zookeeper: true, stdout: /^hello\n$/ },
+  // Registration alone: no SDK is installed with it, so the API's no-op providers stand in.
+  { pkg: 'otel', stdout: /^$/ },
 ];
 
 /** The imports of a TS source (at line starts, possibly over several lines) and the rest. */

@@ -46,7 +46,8 @@ export class DistributedBarrier implements AsyncDisposable {
   /** Raises the barrier: creates its node (parents as containers). Already raised: nothing to do. */
   async setBarrier(): Promise<void> {
     this.life.join(undefined);
-    await this.client.create(this.path, null, { createParentContainers: true }).catch(unless(NodeExistsError));
+    // Raised by us or anyone, the barrier is up: a lost reply's NodeExists is the answer wanted.
+    await this.client.create(this.path, null, { createParentContainers: true, retryAmbiguousWrites: 'raw' }).catch(unless(NodeExistsError));
   }
 
   /** Removes the barrier, releasing every waiter. Already removed: nothing to do. */

@@ -160,7 +160,8 @@ export class DoubleBarrier implements AsyncDisposable {
       while (readyStat === null) {
         const { children } = await scope.race(this.client.getChildren(this.path, { signal: scope.signal }));
         if (children.length >= this.memberQty) {
-          await scope.race(this.client.create(this.readyPath, null).catch(unless(NodeExistsError)));
+          // Any answer that the node exists will do, ours or another member's: Curator's raw retry.
+          await scope.race(this.client.create(this.readyPath, null, { retryAmbiguousWrites: 'raw' }).catch(unless(NodeExistsError)));
           return;
         }
         if ((await scope.race(ready.fired)).type === 'NodeCreated') return;

@@ -244,6 +244,9 @@ export function cliSuite(name: string, start: () => Promise<CliTarget>): void {
       ]) {
         expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
       }
+      // The TLS flags work (cli-tls.test.ts): the help says what they do, not that they are to come.
+      expect(help.stdout).not.toContain('once @tenure/client');
+      expect(help.stdout).toMatch(/^ {2}--tls-ca FILE --tls-cert FILE --tls-key FILE +TLS: trust this CA/m);
       expect((await tenure(['help', 'locks'])).stdout).toMatch(/^usage: tenure locks /);
       expect((await tenure(['--version'])).stdout).toMatch(/^tenure \d+\.\d+\.\d+\n$/);
     });

@@ -86,6 +86,34 @@ describe('recipe inspection (embedded server over TCP)', () => {
     await (await waitC).release();
   });
 
+  it('held-for is exact only when the layout proves the holder took the lock at its creation', async () => {
+    const [a, b, admin] = [await open(), await open(), await open()];
+    const lease = await new Mutex(a, '/locks/held', { data: 'A' }).acquire();
+    const alone = (await inspectRecipes(admin, { path: '/locks/held' })).locks[0]!;
+    // Nothing changed under the lock since A's node was created: A holds since its ctime.
+    expect([alone.holder?.data.value, alone.heldForExact]).toEqual(['A', true]);
+    expect(alone.heldForMs).toBeGreaterThanOrEqual(0);
+    const waitB = new Mutex(b, '/locks/held', { data: 'B' }).acquire();
+    await childrenUntil(admin, '/locks/held', (kids) => kids.length === 2);
+    // A waiter joined after A: the tree can no longer prove that nothing ahead of A left after it.
+    expect((await inspectRecipes(admin, { path: '/locks/held' })).locks[0]!.heldForExact).toBe(false);
+    await new Promise((r) => setTimeout(r, 50));
+    await lease.release();
+    const leaseB = await waitB;
+    const handedOver = (await inspectRecipes(admin, { path: '/locks/held' })).locks[0]!;
+    // B took over when A left, after its own creation: its node's age is only an upper bound.
+    expect([handedOver.holder?.data.value, handedOver.heldForExact]).toEqual(['B', false]);
+    expect(handedOver.heldForMs).toBeGreaterThanOrEqual(50);
+    await leaseB.release();
+
+    const latch = new LeaderLatch(a, '/elections/held', { id: 'alpha' });
+    await latch.start();
+    await latch.await({ timeoutMs: 5000 });
+    const election = (await inspectRecipes(admin, { path: '/elections/held' })).elections[0]!;
+    expect([election.leader?.id, election.leaderForExact]).toEqual(['alpha', true]);
+    await latch.close();
+  });
+
   it('shows read-write locks, semaphores, latches, selectors, groups, services and queues', async () => {
     const [a, b, c, admin] = [await open(), await open(), await open(), await open()];
     const rw1 = new ReadWriteLock(a, '/app/rw');

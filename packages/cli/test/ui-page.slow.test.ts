@@ -258,6 +258,72 @@ describe.skipIf(chromium === null)('tenure ui in headless Chromium', () => {
     for (const m of members) await m.close();
   });
 
+  it('held for is the time since the holder took the lock; a hand-over draws both leaders, in clearly different colours', async () => {
+    const [a, b, alphaClient, betaClient] = [await open(), await open(), await open(), await open()];
+    const alpha = new LeaderLatch(alphaClient, '/handover', { id: 'alpha' });
+    await alpha.start();
+    await alpha.await({ timeoutMs: 5000 });
+    const holder = await new Mutex(a, '/locks/held', { data: 'first-holder' }).acquire();
+    await using ui: UiServer = await startUi({ client: await open(), connectString: server.connectString, port: 0 });
+    const page = await browser.browser.newPage();
+    await page.goto(ui.url);
+    const heldFor = '[data-lock="/locks/held"] [data-holder] [data-held-for]';
+    await page.waitForSelector(heldFor);
+    // Alone under its lock since its node was created: exact.
+    expect(await page.$eval(heldFor, (e) => e.getAttribute('data-held-for'))).toBe('exact');
+    const waiter = new Mutex(b, '/locks/held', { data: 'second-holder' }).acquire();
+    await waitForText(page, '[data-lock="/locks/held"] [data-waiter]', 'second-holder', 2000);
+    // A waiter joined: the report alone cannot prove it any more, the page remembers the proof.
+    expect(await page.$eval(heldFor, (e) => e.getAttribute('data-held-for'))).toBe('exact');
+
+    const beta = new LeaderLatch(betaClient, '/handover', { id: 'beta' });
+    await beta.start();
+    await waitForText(page, '[data-election="/handover"]', 'beta', 2000);
+    await alpha.close();
+    await waitForText(page, '[data-election="/handover"] [data-leader]', 'beta', 2000);
+
+    // The waiter's node is old by now; it takes the lock only at the release.
+    await new Promise((r) => setTimeout(r, 1500));
+    await holder.release();
+    const lease = await waiter;
+    await waitForText(page, '[data-lock="/locks/held"] [data-holder]', 'second-holder', 2000);
+    const shown = await page.$eval(heldFor, (e) => ({ how: e.getAttribute('data-held-for'), text: e.textContent ?? '' }));
+    expect(shown.how).toBe('seen');
+    const ms = (t: string): number => (t.endsWith(' ms') ? Number(t.slice(0, -3)) : Number(t.replace(/ s$/, '')) * 1000);
+    // The time since the hand-over (under a second here), not the node's age (over 1.5 s).
+    expect(ms(shown.text)).toBeLessThan(1200);
+
+    // The timeline: one segment per leader, both drawn, in hues far apart.
+    await page.waitForSelector('[data-timeline-lane="/handover"] [data-segment="beta"]');
+    const segments = await page.$$eval('[data-timeline-lane="/handover"] [data-segment]', (els) =>
+      els.map((e) => ({
+        label: e.getAttribute('data-segment'),
+        width: e.getBoundingClientRect().width,
+        colour: getComputedStyle(e).backgroundColor,
+      })),
+    );
+    expect(segments.map((x) => x.label)).toEqual(['alpha', 'beta']);
+    for (const x of segments) expect(x.width, x.label!).toBeGreaterThanOrEqual(20);
+    const hueOf = (rgb: string): number => {
+      const [r, g, bl] = rgb
+        .match(/\d+/g)!
+        .slice(0, 3)
+        .map((n) => Number(n) / 255) as [number, number, number];
+      const max = Math.max(r, g, bl);
+      const d = max - Math.min(r, g, bl);
+      if (d === 0) return 0;
+      const h = max === r ? ((g - bl) / d) % 6 : max === g ? (bl - r) / d + 2 : (r - g) / d + 4;
+      return (h * 60 + 360) % 360;
+    };
+    const apart = Math.abs(hueOf(segments[0]!.colour) - hueOf(segments[1]!.colour));
+    expect(Math.min(apart, 360 - apart)).toBeGreaterThanOrEqual(45);
+    await screenshot(page, 'handover');
+
+    await page.close();
+    await lease.release();
+    await beta.close();
+  });
+
   it('with --write, the Tree view changes data through the page (CSRF token, same origin)', async () => {
     const c = await open();
     await c.create('/editable', 'before');

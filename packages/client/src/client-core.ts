@@ -43,6 +43,7 @@ import { CONFIG_NODE } from './ensemble-config.js';
 import { configRequest, mapConfig } from './ensemble-ops.js';
 import { EnsembleTracker } from './ensemble-tracker.js';
 import { NO_NAMESPACE } from './namespace.js';
+import { checkRetryAmbiguousWrites, type RetryAmbiguousWrites } from './write-outcome.js';
 
 export interface ClientEvents {
   stateChanged: (state: ConnectionState) => void;
@@ -91,6 +92,8 @@ export class ClientCore {
   readonly maxBufferBytes: number;
   /** What `compressed` / `decompressed` calls use. */
   readonly compression: Compression;
+  /** How a non-idempotent write whose reply was lost is retried (write-outcome.ts). */
+  readonly retryAmbiguousWrites: RetryAmbiguousWrites;
   /** Sent first thing on every connection; addAuth adds to it. */
   private readonly authInfo: AuthInfo[];
   private started = false;
@@ -128,6 +131,7 @@ export class ClientCore {
     this.errorPolicy = policy;
     this.aclProvider = opts.aclProvider;
     this.compression = new Compression(opts.compression, defaultCompression);
+    this.retryAmbiguousWrites = checkRetryAmbiguousWrites(opts.retryAmbiguousWrites);
     this.hosts = Object.freeze([...transport.hosts]);
     // Every pending wait and lease of every recipe on this client listens to it.
     unlimitedListeners(this.closing.signal);

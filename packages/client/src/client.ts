@@ -36,7 +36,7 @@ import type { EventEmitter } from 'eventemitter3';
 import type { TlsSetting } from '@tenure/zookeeper';
 import type { Clock } from '@tenure/protocol';
 import type { ClientCore, ClientEvents } from './client-core.js';
-import { requestChannel, traced } from './diagnostics.js';
+import { dataSize, requestChannel, traced } from './diagnostics.js';
 import { ConnectionState, isErrorStateFor, type ErrorPolicy } from './connection-state.js';
 import { checkModeAndTtl, createRequest, createWithParents, ensurePath, mapCreate, type CreateSpec, type Exec } from './create-node.js';
 import { deleteTree, type ExecAny } from './delete-node.js';
@@ -56,6 +56,7 @@ import { CONFIG_NODE, type EnsembleConfig } from './ensemble-config.js';
 import { configRequest, mapConfig, reconfigRequest, type ReconfigOptions } from './ensemble-ops.js';
 import { parseHostList as parseConnectString } from './host-list.js';
 import { NO_NAMESPACE, Namespace } from './namespace.js';
+import { runDeleteTree, runWrite, type RetryAmbiguousWrites } from './write-outcome.js';
 
 export type { WaitOptions } from './wait-scope.js';
 
@@ -64,6 +65,8 @@ const EMPTY = Buffer.alloc(0);
 export interface OperationOptions {
   /** Aborts the operation (it rejects with AbortError; a request already sent may still apply). */
   signal?: AbortSignal;
+  /** For a write whose reply is lost: the client's `retryAmbiguousWrites` for this call only. */
+  retryAmbiguousWrites?: RetryAmbiguousWrites;
 }
 
 export interface CreateOptions extends OperationOptions {
@@ -162,6 +165,12 @@ function mapExists(r: Reply<StatResponse>, path: string | undefined): Stat | nul
   if (r.err === 0) return r.response!.stat;
   if (r.err === ErrorCode.NONODE) return null;
   throw KeeperError.from(r.err, path);
+}
+
+/** A setData or setACL reply's Stat. */
+function stat(r: Reply<StatResponse>, path: string | undefined): Stat {
+  if (r.err !== 0) throw KeeperError.from(r.err, path);
+  return r.response!.stat;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -387,7 +396,9 @@ export class Client {
    * A `watch` fires once when the config changes.
    */
   getConfig(options?: WatchOptions): Promise<EnsembleConfig> {
-    return requestChannel.hasSubscribers ? traced('getConfig', CONFIG_NODE, () => this.#getConfig(options)) : this.#getConfig(options);
+    return requestChannel.hasSubscribers
+      ? traced('getConfig', CONFIG_NODE, () => this.#getConfig(options), this.core)
+      : this.#getConfig(options);
   }
 
   #getConfig(options?: WatchOptions): Promise<EnsembleConfig> {
@@ -408,7 +419,9 @@ export class Client {
    * UnimplementedError (a standalone server with reconfig enabled). Not retried after a lost reply.
    */
   reconfig(options: ReconfigOptions): Promise<EnsembleConfig> {
-    return requestChannel.hasSubscribers ? traced('reconfig', CONFIG_NODE, () => this.#reconfig(options)) : this.#reconfig(options);
+    return requestChannel.hasSubscribers
+      ? traced('reconfig', CONFIG_NODE, () => this.#reconfig(options), this.core)
+      : this.#reconfig(options);
   }
 
   #reconfig(options: ReconfigOptions): Promise<EnsembleConfig> {
@@ -498,7 +511,9 @@ export class Client {
 
   /** The node's Stat, or null when it does not exist. A `watch` fires on its creation, change or deletion. */
   exists(path: string, options?: WatchOptions): Promise<Stat | null> {
-    return requestChannel.hasSubscribers ? traced('exists', path, () => this.#exists(path, options)) : this.#exists(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('exists', path, () => this.#exists(path, options), this.core)
+      : this.#exists(path, options);
   }
 
   #exists(path: string, options?: WatchOptions): Promise<Stat | null> {
@@ -516,7 +531,9 @@ export class Client {
   }
 
   getData(path: string, options?: GetDataOptions): Promise<{ data: Buffer; stat: Stat }> {
-    const read = requestChannel.hasSubscribers ? traced('getData', path, () => this.#getData(path, options)) : this.#getData(path, options);
+    const read = requestChannel.hasSubscribers
+      ? traced('getData', path, () => this.#getData(path, options), this.core)
+      : this.#getData(path, options);
     const compression = this.core.compression;
     if (!compression.applies(options?.decompressed)) return read;
     return read.then(async (r) => ({ data: await compression.decompress(path, r.data), stat: r.stat }));
@@ -538,7 +555,7 @@ export class Client {
   /** The children's names (unsorted) and the parent's Stat. A `watch` fires when the children change or the node goes. */
   getChildren(path: string, options?: WatchOptions): Promise<{ children: string[]; stat: Stat }> {
     return requestChannel.hasSubscribers
-      ? traced('getChildren', path, () => this.#getChildren(path, options))
+      ? traced('getChildren', path, () => this.#getChildren(path, options), this.core)
       : this.#getChildren(path, options);
   }
 
@@ -565,7 +582,9 @@ export class Client {
   }
 
   getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
-    return requestChannel.hasSubscribers ? traced('getACL', path, () => this.#getACL(path, options)) : this.#getACL(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('getACL', path, () => this.#getACL(path, options), this.core)
+      : this.#getACL(path, options);
   }
 
   #getACL(path: string, options?: OperationOptions): Promise<{ acl: ACL[]; stat: Stat }> {
@@ -580,7 +599,7 @@ export class Client {
   /** Descendants of `path`, not counting the node itself. */
   getAllChildrenNumber(path: string, options?: OperationOptions): Promise<number> {
     return requestChannel.hasSubscribers
-      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options))
+      ? traced('getAllChildrenNumber', path, () => this.#getAllChildrenNumber(path, options), this.core)
       : this.#getAllChildrenNumber(path, options);
   }
 
@@ -596,7 +615,7 @@ export class Client {
   /** This session's ephemerals whose path starts with `prefixPath` (default: all in the namespace). */
   getEphemerals(prefixPath = '/', options?: OperationOptions): Promise<string[]> {
     return requestChannel.hasSubscribers
-      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options))
+      ? traced('getEphemerals', prefixPath, () => this.#getEphemerals(prefixPath, options), this.core)
       : this.#getEphemerals(prefixPath, options);
   }
 
@@ -620,7 +639,7 @@ export class Client {
   /** Several getData / getChildren in one request (ZooKeeper 3.6+); each op succeeds or fails on its own. */
   multiRead(ops: readonly MultiReadOp[], options?: OperationOptions): Promise<MultiReadResult[]> {
     const read = requestChannel.hasSubscribers
-      ? traced('multiRead', undefined, () => this.#multiRead(ops, options))
+      ? traced('multiRead', undefined, () => this.#multiRead(ops, options), this.core)
       : this.#multiRead(ops, options);
     const compression = this.core.compression;
     if (!ops.some((op) => op.type === 'getData' && compression.applies(op.decompressed))) return read;
@@ -657,7 +676,7 @@ export class Client {
 
   /** The identities the server associates with this connection (ZooKeeper 3.7+). */
   whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
-    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options)) : this.#whoAmI(options);
+    return requestChannel.hasSubscribers ? traced('whoAmI', undefined, () => this.#whoAmI(options), this.core) : this.#whoAmI(options);
   }
 
   #whoAmI(options?: OperationOptions): Promise<ClientInfo[]> {
@@ -672,7 +691,7 @@ export class Client {
 
   /** Waits until the server this client talks to has caught up with the leader on `path`. */
   sync(path: string, options?: OperationOptions): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options)) : this.#sync(path, options);
+    return requestChannel.hasSubscribers ? traced('sync', path, () => this.#sync(path, options), this.core) : this.#sync(path, options);
   }
 
   #sync(path: string, options?: OperationOptions): Promise<void> {
@@ -691,7 +710,7 @@ export class Client {
       return compressed(this.core.compression, path, data, 'create', (buf) => this.create(path, buf, { ...options, compressed: false }));
     }
     return requestChannel.hasSubscribers
-      ? traced('create', path, () => this.#create(path, data, options))
+      ? traced('create', path, () => this.#create(path, data, options), this.core, dataSize(data))
       : this.#create(path, data, options);
   }
 
@@ -709,8 +728,9 @@ export class Client {
       const parents = options.createParentContainers ? 'container' : options.createParents ? 'persistent' : 'none';
       const signal = options.signal;
       const strip = (r: { path: string; stat: Stat }): CreateResult => ({ path: ns.fromServer(r.path), stat: r.stat });
+      const outcome = options.retryAmbiguousWrites;
       if (!options.protection && parents === 'none' && ns.prefix === '') {
-        return core.run(createRequest(full, buf, acl, mode, ttl), signal, path, mapCreate(path));
+        return runWrite(core, createRequest(full, buf, acl, mode, ttl), signal, path, 'create', mapCreate(path), outcome);
       }
       const spec: CreateSpec = { path: full, data: buf, mode, acl, ttl, parents, parentAcl: (p) => aclFor(core.aclProvider, p) };
       const protection = options.protection;
@@ -724,7 +744,13 @@ export class Client {
       const run = (): Promise<{ path: string; stat: Stat }> =>
         protectedId !== undefined
           ? protectedCreate(core, spec, protectedId, path, signal)
-          : createWithParents(this.exec(signal, path), spec, path);
+          : createWithParents(
+              // The node itself is resolved by proof after a lost reply; its parents are ensured, so any answer will do.
+              (req, map) =>
+                req.path === full ? runWrite(core, req, signal, path, 'create', map, outcome) : core.run(req, signal, path, map),
+              spec,
+              path,
+            );
       return run().then(strip, async (err: unknown) => {
         // In a namespace, a missing namespace node is created (as a container, as Curator does) on demand.
         if (!(err instanceof NoNodeError) || ns.prefix === '' || parents !== 'none') throw err;
@@ -739,7 +765,9 @@ export class Client {
 
   /** Deletes a node; see DeleteOptions for deletingChildren and guaranteed. */
   delete(path: string, options: DeleteOptions = {}): Promise<void> {
-    return requestChannel.hasSubscribers ? traced('delete', path, () => this.#delete(path, options)) : this.#delete(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('delete', path, () => this.#delete(path, options), this.core)
+      : this.#delete(path, options);
   }
 
   #delete(path: string, options: DeleteOptions = {}): Promise<void> {
@@ -763,11 +791,10 @@ export class Client {
         return core.deletes.run(full, attempt, signal);
       }
       if (options.deletingChildren) {
-        const epoch = core.session.epoch;
         core.check('delete');
-        return core.retry(() => deleteTree((req, map) => core.once(req, signal, path, map, epoch), full, version, path), signal, path);
+        return runDeleteTree(core, full, version, path, signal, options.retryAmbiguousWrites);
       }
-      return core.run({ type: OpCode.delete, path: full, version }, signal, path, mapDelete);
+      return runWrite(core, { type: OpCode.delete, path: full, version }, signal, path, 'delete', mapDelete, options.retryAmbiguousWrites);
     } catch (err) {
       return Promise.reject(asError(err));
     }
@@ -778,7 +805,7 @@ export class Client {
       return compressed(this.core.compression, path, data, 'setData', (buf) => this.setData(path, buf, { ...options, compressed: false }));
     }
     return requestChannel.hasSubscribers
-      ? traced('setData', path, () => this.#setData(path, data, options))
+      ? traced('setData', path, () => this.#setData(path, data, options), this.core, dataSize(data))
       : this.#setData(path, data, options);
   }
 
@@ -787,12 +814,8 @@ export class Client {
       const full = this.full(path);
       const buf = toBuffer(data, 'setData');
       checkRequestSize(full, buf, null, this.core.maxBufferBytes);
-      return this.simple(
-        path,
-        () => ({ type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 }),
-        options,
-        (r) => r.response!.stat,
-      );
+      const req = { type: OpCode.setData, path: full, data: buf, version: options?.version ?? -1 } as const;
+      return runWrite(this.core, req, options?.signal, path, 'setData', (r) => stat(r, path), options?.retryAmbiguousWrites);
     } catch (err) {
       return Promise.reject(asError(err));
     }
@@ -801,17 +824,17 @@ export class Client {
   /** Sets the ACL; `version` is compared with the node's aversion. */
   setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
     return requestChannel.hasSubscribers
-      ? traced('setACL', path, () => this.#setACL(path, acl, options))
+      ? traced('setACL', path, () => this.#setACL(path, acl, options), this.core)
       : this.#setACL(path, acl, options);
   }
 
   #setACL(path: string, acl: readonly ACL[], options?: VersionOptions): Promise<Stat> {
-    return this.simple(
-      path,
-      (full) => ({ type: OpCode.setACL, path: full, acl: acl as ACL[], version: options?.version ?? -1 }),
-      options,
-      (r) => r.response!.stat,
-    );
+    try {
+      const req = { type: OpCode.setACL, path: this.full(path), acl: acl as ACL[], version: options?.version ?? -1 } as const;
+      return runWrite(this.core, req, options?.signal, path, 'setACL', (r) => stat(r, path), options?.retryAmbiguousWrites);
+    } catch (err) {
+      return Promise.reject(asError(err));
+    }
   }
 
   /** A multi-op transaction: `client.transaction().create(..).setData(..).check(..).commit()`. */
@@ -825,7 +848,7 @@ export class Client {
    */
   addAuth(scheme: string, auth: Buffer | string, options: OperationOptions = {}): Promise<void> {
     return requestChannel.hasSubscribers
-      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options))
+      ? traced('addAuth', undefined, () => this.#addAuth(scheme, auth, options), this.core)
       : this.#addAuth(scheme, auth, options);
   }
 
@@ -841,7 +864,9 @@ export class Client {
    * LOST or when events may have been missed.
    */
   addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
-    return requestChannel.hasSubscribers ? traced('addWatch', path, () => this.#addWatch(path, options)) : this.#addWatch(path, options);
+    return requestChannel.hasSubscribers
+      ? traced('addWatch', path, () => this.#addWatch(path, options), this.core)
+      : this.#addWatch(path, options);
   }
 
   async #addWatch(path: string, options: AddWatchOptions = {}): Promise<PersistentWatch> {
@@ -864,7 +889,7 @@ export class Client {
    */
   removeWatches(path: string, type: WatcherType, options: RemoveWatchesOptions = {}): Promise<void> {
     return requestChannel.hasSubscribers
-      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options))
+      ? traced('removeWatches', path, () => this.#removeWatches(path, type, options), this.core)
       : this.#removeWatches(path, type, options);
   }
 

@@ -2,7 +2,9 @@
  * The client's diagnostics channels (node:diagnostics_channel), for tracing, metrics and logs
  * without a dependency. Both cost one `hasSubscribers` check while nobody subscribes.
  * - `tenure:client:request`: a TracingChannel around every operation of a Client (start, end,
- *   asyncStart, asyncEnd, error), with `{ op, path }`, then `result` or `error` and `code`.
+ *   asyncStart, asyncEnd, error), with `{ op, path, server, sessionId, size }`, then `result` or
+ *   `error` and `code`. Its start event fires synchronously in the caller, so a subscriber sees the
+ *   caller's async context (its active span) there.
  * - `tenure:client:state`: every connection state change, `{ state, previous, sessionId }`.
  * Where there is no diagnostics_channel (browsers), both are silent stand-ins: `hasSubscribers`
  * stays false, so nothing is ever published or traced.
@@ -48,6 +50,17 @@ export interface RequestMessage {
   error?: unknown;
   /** With `error`: the KeeperError's code name ('NONODE', 'CONNECTIONLOSS'), else the error's name ('AbortError'). */
   code?: string;
+  /** The server (host:port) of the connection when it started, then of the one that answered; null while none. */
+  server?: string | null;
+  /** The session when it started, then when it settled; 0n while there is none. */
+  sessionId?: bigint;
+  /** Bytes of node data it carried, where known: written (create, setData) or read (getData). */
+  size?: number;
+}
+
+/** Where a traced operation reads the server and session it ran on (a ClientCore). */
+export interface RequestSource {
+  readonly session: { readonly connectedServer: string | null; readonly sessionId: bigint };
 }
 
 /** The message of `tenure:client:state`. */
@@ -74,26 +87,57 @@ const silentChannel = {
   },
 };
 
+/** The TracingChannel `name`, or a silent one without diagnostics_channel: recipes publish theirs through it. */
+export function tracingChannelOf<M extends object>(name: string): diagnostics_channel.TracingChannel<unknown, M> {
+  return channels?.tracingChannel<unknown, M>(name) ?? (silentChannel as unknown as diagnostics_channel.TracingChannel<unknown, M>);
+}
+
+/** The plain channel `name`, or a silent one without diagnostics_channel. */
+export function channelOf(name: string): diagnostics_channel.Channel {
+  return channels?.channel(name) ?? (silentChannel as unknown as diagnostics_channel.Channel);
+}
+
 export const requestChannel: diagnostics_channel.TracingChannel<unknown, RequestMessage> =
-  channels?.tracingChannel(REQUEST_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.TracingChannel<unknown, RequestMessage>);
-export const stateChannel: diagnostics_channel.Channel =
-  channels?.channel(STATE_CHANNEL) ?? (silentChannel as unknown as diagnostics_channel.Channel);
+  tracingChannelOf<RequestMessage>(REQUEST_CHANNEL);
+export const stateChannel: diagnostics_channel.Channel = channelOf(STATE_CHANNEL);
 
 /** Runs `run` inside the request channel's events. Call only when `requestChannel.hasSubscribers`. */
-export function traced<T>(op: OperationName, path: string | undefined, run: () => Promise<T>): Promise<T> {
-  return requestChannel.tracePromise(run, new TracedRequest(op, path));
+export function traced<T>(
+  op: OperationName,
+  path: string | undefined,
+  run: () => Promise<T>,
+  source?: RequestSource,
+  size?: number,
+): Promise<T> {
+  return requestChannel.tracePromise(run, new TracedRequest(op, path, source, size));
 }
 
 /** tracePromise sets `error`; setting it fills in `code` too, so the error hook already sees it. */
 class TracedRequest implements RequestMessage {
-  result?: unknown = undefined;
   code?: string = undefined;
+  server?: string | null;
+  sessionId?: bigint;
+  #result: unknown = undefined;
   #error: unknown = undefined;
 
   constructor(
     readonly op: OperationName,
     readonly path: string | undefined,
-  ) {}
+    private readonly source: RequestSource | undefined,
+    public size: number | undefined,
+  ) {
+    this.#noteSession();
+  }
+
+  get result(): unknown {
+    return this.#result;
+  }
+
+  set result(value: unknown) {
+    this.#result = value;
+    this.#noteSession();
+    if (this.op === 'getData') this.size = (value as { data?: Buffer } | undefined)?.data?.length ?? this.size;
+  }
 
   get error(): unknown {
     return this.#error;
@@ -102,5 +146,21 @@ class TracedRequest implements RequestMessage {
   set error(err: unknown) {
     this.#error = err;
     this.code = err instanceof KeeperError ? err.codeName : err instanceof Error ? err.name : typeof err;
+    this.#noteSession();
   }
+
+  #noteSession(): void {
+    if (!this.source) return;
+    const session = this.source.session;
+    // The session may have moved while the op ran; an op that ended with no connection keeps the last server.
+    this.server = session.connectedServer ?? this.server ?? null;
+    this.sessionId = session.sessionId;
+  }
+}
+
+/** The byte length of node data as create/setData take it (undefined for what they would refuse). */
+export function dataSize(data: unknown): number | undefined {
+  if (data === undefined || data === null) return 0;
+  if (typeof data === 'string') return Buffer.byteLength(data, 'utf8');
+  return data instanceof Uint8Array ? data.byteLength : undefined;
 }

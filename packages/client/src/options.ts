@@ -50,6 +50,13 @@ export interface ClientOptions {
   logger?: Logger;
   /** The clock behind every timer (tests may inject one). */
   clock?: Clock;
+  /**
+   * A non-idempotent write (create, delete, versioned setData/setACL, transaction) whose reply was
+   * lost with its connection: `prove` (default) resolves its retry's NodeExists / NoNode /
+   * BadVersion by proof, else rejects with OutcomeUnknownError; `raw` returns the retry's answer
+   * as is and retries sequential creates blindly (Curator's behaviour). See the README's table.
+   */
+  retryAmbiguousWrites?: 'prove' | 'raw';
   /** The server's frame limit (jute.maxbuffer). Larger requests are refused locally. Default 1 048 575. */
   maxBufferBytes?: number;
   /**

@@ -41,6 +41,8 @@ export {
   STATE_CHANNEL,
   requestChannel,
   stateChannel,
+  tracingChannelOf,
+  channelOf,
   type OperationName,
   type RequestMessage,
   type StateMessage,
@@ -60,6 +62,8 @@ export type { PersistentWatch } from './persistent-watch.js';
 export { Transaction, type TransactionResult, type TransactionCreateOptions } from './transaction.js';
 export type { WatchEvent, WatchEventType, WatchCallback, WatchResetEvent, PersistentWatchEvent } from './watch-events.js';
 export { DataTooLargeError, NotStartedError, TransactionError, type TransactionOpResult } from './errors.js';
+export { OutcomeUnknownError, answerOf } from './outcome-unknown-error.js';
+export type { RetryAmbiguousWrites } from './write-outcome.js';
 export { PROTECTED_PREFIX, protectedPrefix, protectedIdOf, unprotectedName, newProtectedId } from './protected-create.js';
 export { systemClock, unrefTimer, type Clock, type TimerHandle } from '@tenure/protocol';
 export { silentLogger, childLogger, type Logger } from './logger.js';

@@ -20,6 +20,7 @@ import { checkPath } from './path-check.js';
 import { DataTooLargeError, TransactionError, type TransactionOpResult } from './errors.js';
 import type { Namespace } from './namespace.js';
 import { opSize, toBuffer, type NodeData } from './request-size.js';
+import { runWrite, type RetryAmbiguousWrites } from './write-outcome.js';
 
 export type TransactionResult =
   /**
@@ -125,11 +126,11 @@ export class Transaction {
   }
 
   /** Sends the transaction; resolves with one result per op, in order. */
-  commit(options: { signal?: AbortSignal } = {}): Promise<TransactionResult[]> {
-    return requestChannel.hasSubscribers ? traced('transaction', undefined, () => this.#commit(options)) : this.#commit(options);
+  commit(options: { signal?: AbortSignal; retryAmbiguousWrites?: RetryAmbiguousWrites } = {}): Promise<TransactionResult[]> {
+    return requestChannel.hasSubscribers ? traced('transaction', undefined, () => this.#commit(options), this.core) : this.#commit(options);
   }
 
-  async #commit(options: { signal?: AbortSignal }): Promise<TransactionResult[]> {
+  async #commit(options: { signal?: AbortSignal; retryAmbiguousWrites?: RetryAmbiguousWrites }): Promise<TransactionResult[]> {
     this.core.check('transaction');
     if (this.committed) throw new ProtocolError('this transaction was already committed');
     this.committed = true;
@@ -144,19 +145,28 @@ export class Transaction {
     const size = 8 + 9 + entries.reduce((n, e) => n + e.size, 0);
     if (size > this.core.maxBufferBytes) throw new DataTooLargeError(entries[0]!.clientPath, size, this.core.maxBufferBytes);
     const ns = this.ns;
-    return this.core.run({ type: OpCode.multi, ops: entries.map((e) => e.op) }, options.signal, 'transaction', (reply) => {
-      if (reply.err !== 0) throw KeeperError.from(reply.err, entries[0]!.clientPath, 'transaction rejected');
-      const results = reply.response!.results;
-      const failed = results.findIndex((r) => r.type === OpCode.error && r.err !== 0);
-      if (failed >= 0) {
-        const report: TransactionOpResult[] = entries.map((e, i) => {
-          const r = results[i];
-          return { type: e.kind, path: e.clientPath, code: r && r.type === OpCode.error ? r.err : 0 };
-        });
-        throw new TransactionError(failed, report);
-      }
-      return entries.map((e, i) => toResult(e, results[i], ns));
-    });
+    const req = { type: OpCode.multi, ops: entries.map((e) => e.op) } as const;
+    return runWrite(
+      this.core,
+      req,
+      options.signal,
+      entries[0]!.clientPath,
+      'transaction',
+      (reply) => {
+        if (reply.err !== 0) throw KeeperError.from(reply.err, entries[0]!.clientPath, 'transaction rejected');
+        const results = reply.response!.results;
+        const failed = results.findIndex((r) => r.type === OpCode.error && r.err !== 0);
+        if (failed >= 0) {
+          const report: TransactionOpResult[] = entries.map((e, i) => {
+            const r = results[i];
+            return { type: e.kind, path: e.clientPath, code: r && r.type === OpCode.error ? r.err : 0 };
+          });
+          throw new TransactionError(failed, report);
+        }
+        return entries.map((e, i) => toResult(e, results[i], ns));
+      },
+      options.retryAmbiguousWrites,
+    );
   }
 }
 

@@ -135,6 +135,33 @@ describe('tenure:client:request', () => {
     expect(events.filter(([hook]) => hook === 'start')).toHaveLength(ops.length);
   });
 
+  it('carries the server, the session and the data size; start runs in the caller’s async context', async () => {
+    server = startServer();
+    const client = await open();
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const store = new AsyncLocalStorage<string>();
+    const seenAtStart: Array<string | undefined> = [];
+    const onStart = (): void => void seenAtStart.push(store.getStore());
+    requestChannel.start.subscribe(onStart);
+    cleanups.push(() => requestChannel.start.unsubscribe(onStart));
+    const { messages } = recordRequests();
+    await store.run('caller-1', async () => {
+      await client.create('/sized', 'héllo');
+      await client.setData('/sized', Buffer.alloc(7));
+    });
+    await store.run('caller-2', () => client.getData('/sized'));
+    await expect(client.getData('/missing')).rejects.toBeInstanceOf(NoNodeError);
+    expect(seenAtStart).toEqual(['caller-1', 'caller-1', 'caller-2', undefined]);
+    const server1 = client.connectedServer;
+    expect(server1).toBeTruthy(); // host:port over TCP, the transport’s name in process
+    expect(messages.map((m) => [m.op, m.size, m.server, m.sessionId])).toEqual([
+      ['create', 6, server1, client.sessionId],
+      ['setData', 7, server1, client.sessionId],
+      ['getData', 7, server1, client.sessionId],
+      ['getData', undefined, server1, client.sessionId],
+    ]);
+  });
+
   it('a rejection that is not a KeeperError is named by the error', async () => {
     server = startServer();
     const client = await open();

@@ -59,13 +59,22 @@ describe('protected create', () => {
     expect(r.stat.czxid).toBe(stat.czxid);
   });
 
-  it('without protection the same fault leaves a duplicate (what protection is for)', async () => {
+  it("without protection, Curator's blind retry (retryAmbiguousWrites: 'raw') leaves a duplicate (what protection is for)", async () => {
     server = startServer();
-    const { client } = await open();
+    const { client } = await open({ retryAmbiguousWrites: 'raw' });
     await client.create('/q');
     server.loseNextReply(client.sessionId);
     await client.create('/q/item-', null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
     expect((await client.getChildren('/q')).children).toHaveLength(2);
+  });
+
+  it('without protection, by default: an ephemeral sequential is not sent again; its node (ours, newer) is found', async () => {
+    server = startServer();
+    const { client } = await open();
+    await client.create('/q');
+    server.loseNextReply(client.sessionId);
+    const r = await client.create('/q/item-', null, { mode: CreateMode.EPHEMERAL_SEQUENTIAL });
+    expect((await client.getChildren('/q')).children).toEqual([r.path.slice('/q/'.length)]);
   });
 
   it('a protected node found under another session is deleted, not adopted', async () => {

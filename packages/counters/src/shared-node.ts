@@ -90,9 +90,12 @@ export abstract class SharedNode<T> extends EventEmitter<SharedValueEvents<T>> i
   start(): Promise<void> {
     return this.life.start(async () => {
       try {
-        await this.client.create(this.path, this.data, { createParentContainers: true }).catch((err: unknown) => {
-          if (!(err instanceof NodeExistsError)) throw err;
-        });
+        // Seeded by us or another user, the node is there: any NodeExists will do.
+        await this.client
+          .create(this.path, this.data, { createParentContainers: true, retryAmbiguousWrites: 'raw' })
+          .catch((err: unknown) => {
+            if (!(err instanceof NodeExistsError)) throw err;
+          });
         this.client.on('stateChanged', this.onState);
         await this.read();
       } catch (err) {

@@ -78,8 +78,10 @@ export async function versionedWrite(
   const before = drops.count;
   try {
     return { kind: 'written', stat: await write() };
-  } catch (err) {
-    const dropped = drops.count !== before;
+  } catch (thrown) {
+    // The client could not prove what became of it: the counter's own check below decides, with the client's cause.
+    const err = thrown instanceof OutcomeUnknownError ? thrown.cause : thrown;
+    const dropped = drops.count !== before || thrown instanceof OutcomeUnknownError;
     if (!dropped && isConflict(err)) return { kind: 'conflict' };
     if (!dropped && isRefusal(err)) throw err;
     let unchanged: boolean;

@@ -27,6 +27,7 @@ import {
 import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
+import { groupMembersChannel, type GroupMembersMessage } from './diagnostics.js';
 
 export type Membership = Map<string, Buffer>;
 
@@ -148,6 +149,12 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     if (this.last && sameMembership(this.last, now)) return;
     this.last = now;
     this.stream.push(now);
+    if (groupMembersChannel.hasSubscribers)
+      groupMembersChannel.publish({
+        path: this.membershipPath,
+        memberId: this.memberId,
+        members: [...now.keys()].sort(),
+      } satisfies GroupMembersMessage);
     this.emitSafely('change', now);
   }
 }

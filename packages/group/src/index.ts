@@ -13,3 +13,4 @@ export {
   type SetPartitionerEvents,
 } from './set-partitioner.js';
 export { kazooPartition, partyMemberId, codePointOrder, pythonSorted, type PartitionFunction } from './partition-function.js';
+export { GROUP_MEMBERS_CHANNEL, groupMembersChannel, type GroupMembersMessage } from './diagnostics.js';

@@ -27,6 +27,7 @@ export {
   type ElectionRecipe,
 } from './leader-observer.js';
 export type { Leadership, ParticipantOptions } from './leadership.js';
+export { LEADER_STATE_CHANNEL, leaderStateChannel, type LeaderStateMessage } from './diagnostics.js';
 export { LeadershipLostError, type LeadershipEnd } from './errors.js';
 export { electionOrder, sequenceAfter, type Participant } from './participants.js';
 // The wait errors, so that one import suffices.

@@ -53,6 +53,7 @@ import { ParticipantLeaders } from './participant-leaders.js';
 import { electionOrder, readLeader, readParticipants, type Participant } from './participants.js';
 import { Waiters } from './waiters.js';
 import { WatchSlot } from './watch-slot.js';
+import { publishLeaderState } from './diagnostics.js';
 
 import { LATCH_NAME } from './layout.js';
 
@@ -346,6 +347,7 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     this.settleJoin();
     const leadership = term.leadership;
     this.leaderWaiters.notify(leadership);
+    publishLeaderState({ recipe: 'latch', path: this.path, id: this.id, leader: true, fencingToken: node.token, node: node.path });
     this.emitSafely('isLeader', leadership);
   }
 
@@ -359,6 +361,8 @@ export class LeaderLatch extends EventEmitter<LeaderLatchEvents> implements Asyn
     else if (end !== 'closed') this.ownWatch.drop();
     current.term.end(end);
     this.logger.info({ path: current.node.path, end, id: this.id }, 'leader latch: no longer leading');
+    const { token, path } = current.node;
+    publishLeaderState({ recipe: 'latch', path: this.path, id: this.id, leader: false, fencingToken: token, node: path, end });
     if (notify) this.emitSafely('notLeader', end);
   }
 

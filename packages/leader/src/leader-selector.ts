@@ -44,6 +44,7 @@ import { Term, type Leadership, type ParticipantOptions } from './leadership.js'
 import { readLeader, readParticipants, type Participant } from './participants.js';
 import type { LeaderInfo } from './leader-observer.js';
 import { ParticipantLeaders } from './participant-leaders.js';
+import { publishLeaderState } from './diagnostics.js';
 
 import { SELECTOR_LOCK_NAME } from './layout.js';
 
@@ -226,6 +227,8 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
     if (lease.signal.aborted) onLost();
     if (!this.life.isStarted) term.end('closed');
     this.logger.info({ path: lease.path, token: lease.fencingToken, id: this.id }, 'leader selector: leading');
+    const state = { recipe: 'selector', path: this.path, id: this.id, fencingToken: lease.fencingToken, node: lease.path } as const;
+    publishLeaderState({ ...state, leader: true });
     this.safeEmit('isLeader', term.leadership);
     try {
       await this.takeLeadership(term.leadership.signal, term.leadership);
@@ -236,6 +239,7 @@ export class LeaderSelector extends EventEmitter<LeaderSelectorEvents> implement
       const reason = term.leadership.signal.reason as { end?: LeadershipEnd } | undefined;
       term.end('released');
       this.term = null;
+      publishLeaderState({ ...state, leader: false, end: reason?.end ?? 'released' });
       this.safeEmit('notLeader', reason?.end ?? 'released');
       try {
         await lease.release();

@@ -37,6 +37,7 @@ export {
   type LeaseAttemptMessage,
 } from './non-blocking-lease.js';
 export type { WaitOptions } from '@tenure/client';
+export { ACQUIRE_CHANNEL, acquireChannel, type AcquireMessage } from './diagnostics.js';
 export { LeaseLostError, LockUpgradeError, LeaseCountError, type LeaseEnd } from './errors.js';
 // The wait errors, so that one import suffices.
 export { TimeoutError, AbortError, ClosedError } from '@tenure/client';

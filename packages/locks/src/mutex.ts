@@ -37,6 +37,11 @@ import type { HeldNode } from './held-node.js';
 import { Holdings, type Holding, type Lease } from './lease.js';
 import { joinQueue, type Decision, type QueueSpec } from './lock-queue.js';
 import { REVOKE_MESSAGE } from './revoker.js';
+import { tracedAcquire } from './diagnostics.js';
+
+// Curator's names for a ReadWriteLock's halves (read-write-lock.ts exports them; it imports this module).
+const READ_LOCK_NAME = '__READ__';
+const WRITE_LOCK_NAME = '__WRIT__';
 
 export interface MutexOptions {
   /** The data of our lock node (Curator's lock node bytes). Default empty. */
@@ -93,7 +98,12 @@ export class Mutex implements AsyncDisposable {
    * Waits for the lock. Rejects with TimeoutError after `timeoutMs`, AbortError when `signal`
    * aborts, ClosedError when the client or this lock closes; our node is deleted in each case.
    */
-  async acquire(options: AcquireOptions = {}): Promise<Lease> {
+  acquire(options: AcquireOptions = {}): Promise<Lease> {
+    const kind = this.lockName === READ_LOCK_NAME ? 'read' : this.lockName === WRITE_LOCK_NAME ? 'write' : 'mutex';
+    return tracedAcquire(kind, this.path, 1, () => this.acquireNow(options));
+  }
+
+  private async acquireNow(options: AcquireOptions): Promise<Lease> {
     if (this.isClosed) throw new ClosedError(`lock ${this.path}`);
     const scope = this.client.waitScope(options, `acquire ${this.path}`);
     this.scopes.add(scope);

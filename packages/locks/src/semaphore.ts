@@ -36,6 +36,7 @@ import type { Client, Logger, NodeData, Stat, WaitOptions, WaitScope, WatchCallb
 import { validatePath } from '@tenure/protocol';
 import { LeaseCountError } from './errors.js';
 import { HeldNode } from './held-node.js';
+import { tracedAcquire } from './diagnostics.js';
 import { Holding, type Lease } from './lease.js';
 import { Mutex } from './mutex.js';
 
@@ -99,10 +100,13 @@ export class Semaphore implements AsyncDisposable {
   acquire(options?: WaitOptions): Promise<Lease>;
   /** `count` leases, all or none. With a count-backed maximum, more than it allows now waits for it to rise. */
   acquire(count: number, options?: WaitOptions): Promise<Lease[]>;
-  async acquire(countOrOptions?: number | WaitOptions, maybeOptions?: WaitOptions): Promise<Lease | Lease[]> {
+  acquire(countOrOptions?: number | WaitOptions, maybeOptions?: WaitOptions): Promise<Lease | Lease[]> {
     const many = typeof countOrOptions === 'number';
     const count = many ? countOrOptions : 1;
-    const options = (many ? maybeOptions : countOrOptions) ?? {};
+    return tracedAcquire('semaphore', this.path, count, () => this.acquireNow(many, count, (many ? maybeOptions : countOrOptions) ?? {}));
+  }
+
+  private async acquireNow(many: boolean, count: number, options: WaitOptions): Promise<Lease | Lease[]> {
     if (!Number.isSafeInteger(count) || count < 1)
       throw new InvalidArgumentError(`${this.path}: lease count must be a positive integer, got ${String(count)}`);
     if (typeof this.limit === 'number' && count > this.limit) throw new LeaseCountError(this.path, count, this.maxLeases);

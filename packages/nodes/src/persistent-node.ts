@@ -28,6 +28,7 @@
 import { EventEmitter } from 'eventemitter3';
 import {
   BadVersionError,
+  answerOf,
   ClosedError,
   ConnectionState,
   NoAuthError,
@@ -287,7 +288,8 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
       this.markPresent(r.path);
       return true; // the check sets the watch (and writes data set meanwhile)
     } catch (err) {
-      if (!(err instanceof NodeExistsError)) throw err; // a retry creates again (replace kept)
+      // NodeExists, true or left by our own lost reply (OutcomeUnknownError): the check judges whose it is.
+      if (!(answerOf(err) instanceof NodeExistsError)) throw err; // a retry creates again (replace kept)
       if (this.replace === 'first') return this.replaceFound(target);
       this.replace = null;
       // Only a fixed name can be in the way (protected names are new, sequential ones unique).
@@ -300,7 +302,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private async replaceFound(path: string): Promise<boolean> {
     this.replace = 'again';
     try {
-      await this.client.delete(path);
+      await this.client.delete(path, { retryAmbiguousWrites: 'raw' }); // gone is what is wanted
     } catch (err) {
       if (!(err instanceof NoNodeError)) {
         this.replace = null; // e.g. NotEmpty, NoAuth: the ownership rule judges it next time
@@ -320,7 +322,9 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
         await this.client.setData(path, this.data, { version: adopted ? -1 : stat.version });
         this.written = Math.max(this.written, gen);
       } catch (err) {
-        if (err instanceof NoNodeError || err instanceof BadVersionError) {
+        // Refused, or unknown after a lost reply: the next check reads the node again.
+        const answer = answerOf(err);
+        if (answer instanceof NoNodeError || answer instanceof BadVersionError) {
           this.runner.run(); // once more
           return;
         }
@@ -354,7 +358,7 @@ export class PersistentNode extends EventEmitter<PersistentNodeEvents> {
   private async deleteStale(path: string, stat: Stat): Promise<void> {
     this.lost(path);
     try {
-      await this.client.delete(path, { version: stat.version });
+      await this.client.delete(path, { version: stat.version, retryAmbiguousWrites: 'raw' }); // gone, or changed: either will do
     } catch (err) {
       if (!(err instanceof NoNodeError) && !(err instanceof BadVersionError)) throw err;
     }

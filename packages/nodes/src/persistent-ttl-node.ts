@@ -176,7 +176,8 @@ export class PersistentTtlNode extends EventEmitter<PersistentNodeEvents> {
       if (!(err instanceof NoNodeError)) throw err;
     }
     try {
-      await client.create(this.childPath, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: this.ttlMs });
+      // Ours or not, a child that exists is touched below: a lost reply's NodeExists will do.
+      await client.create(this.childPath, null, { mode: CreateMode.PERSISTENT_WITH_TTL, ttlMs: this.ttlMs, retryAmbiguousWrites: 'raw' });
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
       await client.setData(this.childPath, null);

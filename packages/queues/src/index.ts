@@ -16,6 +16,7 @@ export {
   type ConsumerContext,
   type ErrorMode,
 } from './queue-base.js';
+export { ITEM_CHANNEL, itemChannel, type QueueItemMessage } from './diagnostics.js';
 export { encodeFrame, decodeFrame, CorruptItemError } from './item-frame.js';
 // The wait errors, so that one import suffices.
 export { TimeoutError, AbortError, ClosedError } from '@tenure/client';

@@ -82,7 +82,8 @@ export async function claimLocked(cx: ClaimContext, itemPath: string, lockNodePa
   let settled: Promise<void> | null = null;
   const settle = async (outcome: Outcome): Promise<void> => {
     try {
-      if (outcome === 'done') await client.delete(itemPath).catch(ignoreNoNode);
+      // Done: the item must be gone, and a lost reply's NoNode says it is.
+      if (outcome === 'done') await client.delete(itemPath, { retryAmbiguousWrites: 'raw' }).catch(ignoreNoNode);
       else if (outcome === 'failed') {
         const name = itemPath.slice(itemPath.lastIndexOf('/') + 1);
         await client.transaction().delete(itemPath).create(cx.requeuePath(name), data, { mode: CreateMode.PERSISTENT_SEQUENTIAL }).commit();

@@ -34,6 +34,10 @@ import { ChildrenWatch } from './children-watch.js';
 import { claimAtMostOnce, claimLocked, type Claim, type ClaimContext, type Outcome } from './item-claim.js';
 import { encodeFrame } from './item-frame.js';
 import { QueueCursor, type QueueOrder } from './queue-cursor.js';
+import { itemChannel, type QueueItemMessage } from './diagnostics.js';
+
+/** A claim with its item's node path (for the item channel). */
+type NamedClaim = Claim & { path: string };
 
 /** Turns items into a node's bytes and back (Curator's QueueSerializer). */
 export interface QueueSerializer<T> {
@@ -136,7 +140,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
     using scope = this.client.waitScope({ signal }, `queue ${this.path} items`);
     const cursor = new QueueCursor(this.client, this.watch, this.order);
     for (;;) {
-      let claim: Claim | null;
+      let claim: NamedClaim | null;
       try {
         claim = await this.claimNext(cursor, scope);
       } catch (err) {
@@ -146,7 +150,22 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
       if (claim === null) continue;
       let outcome: Outcome = 'stopped';
       try {
-        for (const record of claim.records) yield this.serializer.deserialize(record);
+        for (const [index, record] of claim.records.entries()) {
+          if (!itemChannel.hasSubscribers) {
+            yield this.serializer.deserialize(record);
+            continue;
+          }
+          // The loop's body runs between the yield and the next call: published as tracePromise would.
+          const message: QueueItemMessage = { queue: this.path, node: claim.path, index, via: 'iterator' };
+          itemChannel.start.publish(message);
+          itemChannel.end.publish(message);
+          try {
+            yield this.serializer.deserialize(record);
+          } finally {
+            itemChannel.asyncStart.publish(message);
+            itemChannel.asyncEnd.publish(message);
+          }
+        }
         outcome = 'done';
       } finally {
         this.claims.delete(claim);
@@ -228,7 +247,7 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
   }
 
   /** The next item, claimed; null when another consumer won it. */
-  private async claimNext(cursor: QueueCursor, scope: WaitScope): Promise<Claim | null> {
+  private async claimNext(cursor: QueueCursor, scope: WaitScope): Promise<NamedClaim | null> {
     const name = (await cursor.next(scope))!;
     const cx: ClaimContext = {
       client: this.client,
@@ -238,18 +257,27 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
     };
     const itemPath = `${this.path}/${name}`;
     const lockPath = this.options.lockPath;
-    const claim = lockPath === undefined ? await claimAtMostOnce(cx, itemPath) : await claimLocked(cx, itemPath, `${lockPath}/${name}`);
+    const taken = lockPath === undefined ? await claimAtMostOnce(cx, itemPath) : await claimLocked(cx, itemPath, `${lockPath}/${name}`);
     cursor.advance(name);
+    const claim = taken && { ...taken, path: itemPath };
     if (claim !== null) this.claims.add(claim);
     return claim;
   }
 
-  private async deliver(claim: Claim, consumer: QueueConsumer<T>, signal: AbortSignal): Promise<void> {
+  private async deliver(claim: NamedClaim, consumer: QueueConsumer<T>, signal: AbortSignal): Promise<void> {
     let outcome: Outcome = 'done';
     try {
-      for (const record of claim.records) {
+      for (const [index, record] of claim.records.entries()) {
         try {
-          await consumer(this.serializer.deserialize(record), { signal });
+          const item = this.serializer.deserialize(record);
+          if (!itemChannel.hasSubscribers) await consumer(item, { signal });
+          else
+            await itemChannel.tracePromise(() => consumer(item, { signal }), {
+              queue: this.path,
+              node: claim.path,
+              index,
+              via: 'consumer',
+            });
         } catch (err) {
           if (signal.aborted) {
             outcome = 'stopped';
@@ -297,7 +325,8 @@ export abstract class QueueBase<T> implements AsyncIterable<T>, AsyncDisposable 
 
   private async ensure(path: string): Promise<void> {
     try {
-      await this.client.create(path, null, { createParentContainers: true });
+      // Made by us or anyone, it exists: a lost reply's NodeExists will do.
+      await this.client.create(path, null, { createParentContainers: true, retryAmbiguousWrites: 'raw' });
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
     }

@@ -152,7 +152,7 @@ export class SimpleDistributedQueue implements AsyncDisposable {
 
   private async ensure(): Promise<void> {
     try {
-      await this.client.create(this.path, null, { mode: CreateMode.CONTAINER, createParentContainers: true });
+      await this.client.create(this.path, null, { mode: CreateMode.CONTAINER, createParentContainers: true, retryAmbiguousWrites: 'raw' });
     } catch (err) {
       if (!(err instanceof NodeExistsError)) throw err;
     }

@@ -3,9 +3,16 @@
  * client connection: blackhole (both directions go silent; bytes wait in the kernel, as in a
  * partition where TCP keeps retransmitting), reset (RST to the client and the server), and delay.
  * Faults live in the network between client and server, never inside the client.
+ *
+ * On ZooKeeper connections it also reads the frames, so it can swallow exactly the reply to one
+ * chosen request (`dropReply`): the request reaches the server and is applied, its reply never
+ * reaches the client, and the connection is cut, as when a connection dies with a write in flight.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { parseHostPort } from '@tenure/zookeeper';
+import { ZooKeeperFrames, matches, type ArmedDrop, type ClaimRequest, type DroppedReply, type ReplyMatch } from './fault-proxy-frames.js';
+
+export type { DroppedReply, ReplyMatch, OpName } from './fault-proxy-frames.js';
 
 type Mode = 'pass' | 'blackhole';
 
@@ -18,13 +25,18 @@ export class ProxyConnection {
   private readonly pendingUp: Buffer[] = [];
   /** Bytes forwarded client → server and server → client. */
   readonly bytes = { up: 0, down: 0 };
+  private readonly frames: ZooKeeperFrames;
+  /** A reply was swallowed: the connection closes once what came before it is flushed. */
+  private cutting = false;
 
   constructor(
     readonly id: number,
     private readonly client: Socket,
     private readonly target: { host: string; port: number },
     private readonly onGone: (c: ProxyConnection) => void,
+    claim: ClaimRequest = () => undefined,
   ) {
+    this.frames = new ZooKeeperFrames(id, claim);
     client.setNoDelay(true);
     client.on('data', (chunk: Buffer) => this.forward(chunk, 'up'));
     client.on('end', () => this.upstream?.end());
@@ -88,8 +100,29 @@ export class ProxyConnection {
   }
 
   private forward(chunk: Buffer, dir: 'up' | 'down'): void {
+    // After a swallowed reply nothing more passes either way: the connection is being cut.
+    if (this.cutting) return;
+    if (dir === 'up') {
+      this.frames.sniffUp(chunk);
+      this.pass(chunk, dir);
+      return;
+    }
+    const { forward, dropped } = this.frames.filterDown(chunk);
+    for (const piece of forward) this.pass(piece, dir);
+    if (!dropped) return;
+    this.cutting = true;
+    this.upstream?.pause();
+    // What was forwarded before the swallowed reply still reaches the client, then both sides close.
+    this.pass(Buffer.alloc(0), dir, () => this.destroy());
+  }
+
+  private pass(chunk: Buffer, dir: 'up' | 'down', then?: () => void): void {
     const send = (): void => {
       if (this.closedFlag) return;
+      if (then) {
+        this.client.end(then);
+        return;
+      }
       this.bytes[dir] += chunk.length;
       if (dir === 'down') this.client.write(chunk);
       else if (this.upstream) this.upstream.write(chunk);
@@ -112,6 +145,10 @@ export class FaultProxy {
   private listenHost = '127.0.0.1';
   /** Every connection accepted so far, in order. */
   readonly accepted: ProxyConnection[] = [];
+  /** Drops waiting for their request, oldest first. */
+  private readonly armed: ArmedDrop[] = [];
+  /** Every reply swallowed so far, in order. */
+  readonly droppedReplies: DroppedReply[] = [];
 
   private constructor(target: string) {
     this.target = parseHostPort(target);
@@ -168,6 +205,29 @@ export class FaultProxy {
     for (const c of this.live) c.delay(ms);
   }
 
+  /**
+   * Swallows the reply to the first request (on any connection, now or later) that `match`
+   * describes, e.g. `{ op: 'create2', path: '/a' }` or `{ xid: 7 }`, and cuts that connection:
+   * the server applied the request (or refused it), and the client never learns which. Resolves
+   * once the reply has been swallowed. Only on ZooKeeper connections (not TLS).
+   */
+  dropReply(match: ReplyMatch): Promise<DroppedReply> {
+    return new Promise((resolve) => {
+      this.armed.push({
+        match,
+        resolve: (dropped) => {
+          this.droppedReplies.push(dropped);
+          resolve(dropped);
+        },
+      });
+    });
+  }
+
+  /** Drops that are still waiting for their request. */
+  get pendingDrops(): number {
+    return this.armed.length;
+  }
+
   /** Resets (RST) every open connection. New connections are still accepted. */
   reset(): void {
     for (const c of [...this.live]) c.reset();
@@ -184,7 +244,11 @@ export class FaultProxy {
   }
 
   private accept(socket: Socket): void {
-    const c = new ProxyConnection(this.nextId++, socket, this.target, (gone) => this.live.delete(gone));
+    const claim: ClaimRequest = (xid, op, path) => {
+      const i = this.armed.findIndex((d) => matches(d.match, xid, op, path));
+      return i < 0 ? undefined : this.armed.splice(i, 1)[0];
+    };
+    const c = new ProxyConnection(this.nextId++, socket, this.target, (gone) => this.live.delete(gone), claim);
     this.live.add(c);
     this.accepted.push(c);
     if (this.delayMs > 0) c.delay(this.delayMs);

@@ -5,7 +5,7 @@
 export { TestingServer, type TestingServerOptions } from './testing-server.js';
 export { TestingCluster, type TestingClusterOptions, type HasConnectedServer } from './testing-cluster.js';
 export { TestingEmbeddedServer, type TestingEmbeddedServerOptions } from './testing-embedded-server.js';
-export { FaultProxy, ProxyConnection } from './fault-proxy.js';
+export { FaultProxy, ProxyConnection, type DroppedReply, type ReplyMatch, type OpName } from './fault-proxy.js';
 export { fourLetterWord } from './four-letter-words.js';
 export { freePort } from './free-port.js';
 export { parseServerDump, type ServerDump, type SessionDump } from './server-dump.js';

@@ -34,10 +34,3 @@ export function shortName(name: string): string {
   const m = /^_c_[0-9a-f-]{36}-(.*)$/.exec(name);
   return m ? m[1]! : name;
 }
-
-/** A stable hue per label, so one holder keeps its colour across the timeline. */
-export function hue(label: string): number {
-  let h = 0;
-  for (let i = 0; i < label.length; i++) h = (h * 31 + label.charCodeAt(i)) >>> 0;
-  return h % 360;
-}

@@ -104,12 +104,13 @@ function renderView(): void {
     return;
   }
   const timelineSection = timeline ? timeline.render(serverNow()) : null;
+  const firstSince = timeline ? timeline.firstSince.bind(timeline) : undefined;
   switch (view) {
     case 'overview':
       return replace(
         container,
-        locksSection(report),
-        h('div.pair', null, electionsSection(report, overview.observers ?? null), timelineSection),
+        locksSection(report, firstSince),
+        h('div.pair', null, electionsSection(report, overview.observers ?? null, firstSince), timelineSection),
         groupsSection(report),
         servicesSection(report),
         queuesSection(report),
@@ -117,9 +118,9 @@ function renderView(): void {
         report.timedLeases.length ? leasesSection(report) : null,
       );
     case 'locks':
-      return replace(container, locksSection(report), timelineSection);
+      return replace(container, locksSection(report, firstSince), timelineSection);
     case 'elections':
-      return replace(container, electionsSection(report, overview.observers ?? null), timelineSection);
+      return replace(container, electionsSection(report, overview.observers ?? null, firstSince), timelineSection);
     case 'groups':
       return replace(container, groupsSection(report));
     case 'services':

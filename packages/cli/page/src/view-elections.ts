@@ -9,9 +9,9 @@
 import type { ElectionInfo, ObservedElection, ObserversReport, Participant, RecipeReport } from './api.js';
 import { h } from './dom.js';
 import { shortName } from './format.js';
-import { since } from './ticker.js';
+import { heldFor, heldForLabel, type FirstSince, type HeldFor } from './view-locks.js';
 
-function participant(p: Participant, position: number, leaderForMs: number | null): HTMLElement {
+function participant(p: Participant, position: number, leading: HeldFor | null): HTMLElement {
   const attrs: Record<string, string> = { 'data-participant': p.name, title: p.path };
   if (p.isLeader) attrs['data-leader'] = p.name;
   return h(
@@ -20,7 +20,7 @@ function participant(p: Participant, position: number, leaderForMs: number | nul
     h('span.rank', null, p.isLeader ? '★' : `#${position}`),
     h('span.id', null, p.id || p.name),
     h('span.meta', null, `session ${p.sessionId} · token ${p.fencingToken}`),
-    p.isLeader ? h('span.meta', null, 'leading ', since(leaderForMs)) : h('span.meta', null, shortName(p.name)),
+    p.isLeader && leading ? h('span.meta', null, 'leading ', heldForLabel(leading)) : h('span.meta', null, shortName(p.name)),
   );
 }
 
@@ -42,7 +42,17 @@ function observersOf(e: ElectionInfo, observers: ObserversReport | null): HTMLEl
 }
 
 /** `alsoLock`: the path is listed as a lock too (a LeaderSelector and a Mutex share one layout). */
-export function electionCard(e: ElectionInfo, alsoLock = false, observers: ObserversReport | null = null): HTMLElement {
+export function electionCard(
+  e: ElectionInfo,
+  alsoLock = false,
+  observers: ObserversReport | null = null,
+  at = Date.now(),
+  firstSince?: FirstSince,
+): HTMLElement {
+  // A LeaderSelector's path is a lock's lane in the timeline: the page saw its changes there.
+  const leading = e.leader
+    ? heldFor(alsoLock ? 'lock' : 'election', e.path, e.leader, e.leaderForMs, e.leaderForExact, at, firstSince)
+    : null;
   return h(
     alsoLock ? 'section.card.election.also-lock' : 'section.card.election',
     { 'data-election': e.path },
@@ -59,19 +69,21 @@ export function electionCard(e: ElectionInfo, alsoLock = false, observers: Obser
     h(
       'ol.participants',
       null,
-      e.participants.map((p, i) => participant(p, i, e.leaderForMs)),
+      e.participants.map((p, i) => participant(p, i, leading)),
     ),
     observersOf(e, observers),
   );
 }
 
-export function electionsSection(report: RecipeReport, observers: ObserversReport | null = null): HTMLElement {
+export function electionsSection(report: RecipeReport, observers: ObserversReport | null = null, firstSince?: FirstSince): HTMLElement {
   return h(
     'section.group-of-cards',
     { id: 'elections' },
     h('h2', null, 'Elections ', h('span.count', null, String(report.elections.length))),
     report.elections.length
-      ? report.elections.map((e) => electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path), observers))
+      ? report.elections.map((e) =>
+          electionCard(e, e.kind === 'leader-selector' && report.locks.some((l) => l.path === e.path), observers, report.at, firstSince),
+        )
       : h('p.muted', null, 'No elections found.'),
   );
 }

@@ -6,7 +6,8 @@ import { UsageError } from './usage-error.js';
 export const GLOBAL_OPTIONS_HELP = `Connection and output options (before or after the command):
   --server host:2181[,host2:2181][/chroot]   where to connect (default $TENURE_SERVER, else 127.0.0.1:2181)
   --auth scheme:credentials                  add auth, e.g. --auth digest:user:password (repeatable)
-  --tls-ca FILE --tls-cert FILE --tls-key FILE   TLS (once @tenure/client supports it)
+  --tls-ca FILE --tls-cert FILE --tls-key FILE   TLS: trust this CA (PEM); with --tls-cert and --tls-key,
+                                             a client certificate (x509 auth; both or neither)
   --sasl user:password                       SASL DIGEST-MD5 (the server's JAAS user)
   --timeout MS                               how long to wait for a connection (default 10000)
   --json                                     print exactly one JSON document on stdout`;

@@ -45,6 +45,18 @@ function queueNode(n: WalkedNode): QueueNode {
 
 const since = (at: number, ctime: number): number => Math.max(0, at - ctime);
 
+/**
+ * Whether `first`, now the first of `dir`'s queue, has been first since its node was created, so
+ * that it holds (leads) since its ctime: provable when no child of `dir` was created or deleted
+ * after it (the parent's pzxid, the zxid of its last child change, is our create's). Anything
+ * ahead of it at its creation would have had to leave since. When children changed after it, a
+ * node ahead of it may have left at a time the tree does not record (a sequence number counts
+ * creates, not deletes, on ZooKeeper as on the embedded server), so the ctime is only a bound.
+ */
+function firstSinceCreation(dir: WalkedNode, first: WalkedNode): boolean {
+  return dir.stat.pzxid <= first.stat.czxid;
+}
+
 function byPath<T extends { path: string }>(a: T, b: T): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
@@ -77,15 +89,25 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
   /** `locks/` folders that belong to a semaphore (not reported as mutexes of their own). */
   const semaphoreLockDirs = new Set<string>();
 
-  function lock(path: string, kind: LockInfo['kind'], holders: LockNode[], waiters: LockNode[]): LockInfo {
+  /** `dir`: the lock's directory of contenders, whose first is the holder (none for a semaphore: its leases are not a queue). */
+  function lock(
+    path: string,
+    kind: LockInfo['kind'],
+    holders: LockNode[],
+    waiters: LockNode[],
+    dir?: WalkedNode,
+    first?: WalkedNode,
+  ): LockInfo {
     const holder = holders[0] ?? null;
-    return { path, kind, holder, holders, waiters, heldForMs: holder === null ? null : since(at, holder.ctime) };
+    const heldForExact = holder !== null && dir !== undefined && first !== undefined && firstSinceCreation(dir, first);
+    return { path, kind, holder, holders, waiters, heldForMs: holder === null ? null : since(at, holder.ctime), heldForExact };
   }
 
-  function election(path: string, kind: ElectionInfo['kind'], nodes: WalkedNode[]): ElectionInfo {
+  function election(dir: WalkedNode, kind: ElectionInfo['kind'], nodes: WalkedNode[]): ElectionInfo {
     const participants: Participant[] = nodes.map((n, i) => ({ ...queueNode(n), id: n.data.toString('utf8'), isLeader: i === 0 }));
     const leader = participants[0] ?? null;
-    return { path, kind, leader, participants, leaderForMs: leader === null ? null : since(at, leader.ctime) };
+    const leaderForExact = leader !== null && firstSinceCreation(dir, nodes[0]!);
+    return { path: dir.path, kind, leader, participants, leaderForMs: leader === null ? null : since(at, leader.ctime), leaderForExact };
   }
 
   // Semaphores first: their `locks/` mutex is part of them.
@@ -121,9 +143,11 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
             'mutex',
             [lockNode(first!, 'lock')],
             rest.map((n) => lockNode(n, 'lock')),
+            dir,
+            first,
           ),
         );
-        elections.push(election(dir.path, 'leader-selector', queue));
+        elections.push(election(dir, 'leader-selector', queue));
       }
     }
     if (roles.has('read') || roles.has('write')) {
@@ -138,13 +162,15 @@ export function classifyNodes(walk: WalkResult, at: number = Date.now()): Recipe
             'read-write',
             queue.slice(0, held).map((n) => lockNode(n, kindOf(n))),
             queue.slice(held).map((n) => lockNode(n, kindOf(n))),
+            dir,
+            queue[0],
           ),
         );
       }
     }
     if (roles.has('latch')) {
       const queue = contenders(dir, ['latch'], LATCH_NAME);
-      if (queue.length > 0) elections.push(election(dir.path, 'leader-latch', queue));
+      if (queue.length > 0) elections.push(election(dir, 'leader-latch', queue));
     }
     if (dir.queueItems.length > 0) {
       const oldest = dir.oldestItem;

@@ -52,7 +52,17 @@ export function classifyKazoo(walk: WalkResult, nodes: ReadonlyMap<string, Walke
     const queue = contendersOf(dir);
     if (queue.length > 0) {
       const [first, ...rest] = queue.map(lockNode);
-      locks.push({ path: dir.path, kind: 'kazoo', holder: first!, holders: [first!], waiters: rest, heldForMs: since(at, first!.ctime) });
+      // Held since its node's creation when nothing was created or deleted under the lock after it (as classify.ts).
+      const heldForExact = dir.stat.pzxid <= queue[0]!.stat.czxid;
+      locks.push({
+        path: dir.path,
+        kind: 'kazoo',
+        holder: first!,
+        holders: [first!],
+        waiters: rest,
+        heldForMs: since(at, first!.ctime),
+        heldForExact,
+      });
     }
 
     if (dir.children.includes(LEASE_HOLDER_NODE)) {

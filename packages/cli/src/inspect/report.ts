@@ -66,10 +66,17 @@ export interface LockInfo {
    */
   readonly waiters: readonly LockNode[];
   /**
-   * How long the first holder has held it: now minus its node's ctime. An upper bound when it
-   * queued first (the layout does not record when a waiter was granted). null when not held.
+   * How long the first holder has held it: now minus its node's ctime, exact when `heldForExact`,
+   * else an upper bound (it queued behind a node that has left since, and ZooKeeper does not
+   * record when). null when not held.
    */
   readonly heldForMs: number | null;
+  /**
+   * True when the layout proves the holder took the lock as its node was created: no child of the
+   * lock was created or removed since (its pzxid; see `firstSinceCreation` in classify.ts). Always
+   * false for a semaphore.
+   */
+  readonly heldForExact: boolean;
 }
 
 /** A participant of an election. */
@@ -89,8 +96,10 @@ export interface ElectionInfo {
   readonly leader: Participant | null;
   /** Every participant in election order, leader first. */
   readonly participants: readonly Participant[];
-  /** How long the leader has led: now minus its node's ctime (an upper bound), or null. */
+  /** How long the leader has led: now minus its node's ctime (exact when `leaderForExact`, else an upper bound), or null. */
   readonly leaderForMs: number | null;
+  /** True when the layout proves the leader led from its node's creation (as `heldForExact`). */
+  readonly leaderForExact: boolean;
 }
 
 /** A member of a group (Curator's GroupMember: `<path>/<memberId>`, EPHEMERAL). */
