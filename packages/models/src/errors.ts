@@ -48,25 +48,6 @@ export class UpdateConflictError extends TenureError {
   }
 }
 
-/**
- * `update()` sent its write, the connection went while it was in flight, and the node has changed
- * since we read it: that may be our write or someone else's, so `fn` is not run again. Nothing is
- * guessed: read the node and decide. `cause` is the error that made it unknown.
- */
-export class UpdateOutcomeUnknownError extends TenureError {
-  override name = 'UpdateOutcomeUnknownError';
-  constructor(
-    readonly path = '/',
-    cause?: unknown,
-  ) {
-    super(
-      'UPDATE_OUTCOME_UNKNOWN',
-      `update of ${path}: the connection was lost while the write was in flight and the node changed since; it may or may not have been applied`,
-      { cause },
-    );
-  }
-}
-
 function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
   const shown = issues.slice(0, 3).map((i) => {
     const at = i.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');

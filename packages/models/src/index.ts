@@ -12,7 +12,7 @@ export type { UpdateOptions } from './versioned-update.js';
 export { PathTemplate, type ParamNames, type PathParams, type ResolvedParams } from './path-template.js';
 export { jsonSerializer, type ModelSerializer } from './serializer.js';
 export { isStandardSchema, type ModelSchema, type StandardSchemaV1 } from './schema.js';
-export { ModelValidationError, ModelPathError, UpdateConflictError, UpdateOutcomeUnknownError } from './errors.js';
+export { ModelValidationError, ModelPathError, UpdateConflictError } from './errors.js';
 export type { ValueIterator } from './value-stream.js';
 // The errors users meet, so that one import suffices.
-export { NoNodeError, BadVersionError, ClosedError, TimeoutError, AbortError } from '@tenure/client';
+export { NoNodeError, BadVersionError, ClosedError, TimeoutError, AbortError, OutcomeUnknownError } from '@tenure/client';

@@ -77,11 +77,14 @@ export class ModelNode<S extends StandardSchemaV1> {
     // A sequential mode always creates. Otherwise setData goes first: set() mostly finds its node
     // (one round trip), and a missing one costs one more, as an existing one does in Curator's
     // create-first order; the outcomes are the same.
-    let create = isSequentialMode(this.settings.createMode);
+    const sequential = isSequentialMode(this.settings.createMode);
+    let create = sequential;
     for (;;) {
       if (create) {
         try {
-          const created = await this.create(bytes, options);
+          // A NodeExists after a lost reply may be our own create: either way we set the data next,
+          // so the retry's answer will do ('raw'). A sequential create keeps the client's proof.
+          const created = await this.create(bytes, sequential ? options : { ...options, retryAmbiguousWrites: 'raw' });
           return { path: created.path, stat: created.stat };
         } catch (err) {
           if (!(err instanceof NodeExistsError)) throw err; // created meanwhile: set it
@@ -127,8 +130,9 @@ export class ModelNode<S extends StandardSchemaV1> {
           }
         },
         check: (value) => this.codec.check(value, this.path),
-        write: (bytes, version, signal) => this.client.setData(this.path, bytes, { version, signal, ...writeCompression(this.settings) }),
-        create: async (bytes, signal) => (await this.create(bytes, { signal })).stat,
+        write: (bytes, version, signal) =>
+          this.client.setData(this.path, bytes, { version, signal, retryAmbiguousWrites: 'prove', ...writeCompression(this.settings) }),
+        create: async (bytes, signal) => (await this.create(bytes, { signal, retryAmbiguousWrites: 'prove' })).stat,
       },
       fn,
       options,
@@ -164,6 +168,7 @@ export class ModelNode<S extends StandardSchemaV1> {
       ...(this.settings.ttlMs !== undefined ? { ttlMs: this.settings.ttlMs } : {}),
       createParentContainers: true,
       signal: options.signal,
+      ...(options.retryAmbiguousWrites ? { retryAmbiguousWrites: options.retryAmbiguousWrites } : {}),
       ...writeCompression(this.settings),
     });
   }

@@ -2,34 +2,19 @@
  * `update(fn)`: a versioned read-modify-write, as Curator's VersionedModeledFramework is used.
  *
  * Protocol:
- * 1. Read the node (getData): its value (checked by the schema) and its version and czxid. A
- *    missing node is a NoNodeError, unless `initial` is given: then `fn(initial)` is created.
+ * 1. Read the node (getData): its value (checked by the schema) and its version. A missing node
+ *    is a NoNodeError, unless `initial` is given: then `fn(initial)` is created.
  * 2. `fn(current)` gives the next value; the schema checks it (ModelValidationError, nothing
  *    written).
- * 3. Write it on condition: setData with the version read, or create for a missing node.
+ * 3. Write it on condition: setData with the version read, or create for a missing node, both
+ *    with the client's `retryAmbiguousWrites: 'prove'` whatever the client's own setting: a write
+ *    whose reply was lost and whose retry fails is proven not applied (the conflict stands), or is
+ *    the client's OutcomeUnknownError, and `fn` is not run again on a guess.
  * 4. BadVersion, NoNode or NodeExists means someone wrote between 1 and 3: go to 1 after a pause
  *    of 0-4 ms of jitter (none before the first retry), up to `maxAttempts` (UpdateConflictError).
- * 5. The client retries a request whose connection went, so a write that landed but lost its
- *    reply comes back as BadVersion (or NodeExists). When a connection went during step 3, a
- *    conflict is not trusted: we sync and look at the node. Still at the version and czxid we read
- *    (or still missing) proves our write did not land, so we go to 1; anything else is an
- *    UpdateOutcomeUnknownError, and `fn` is not run again on a guess.
  */
-import {
-  BadVersionError,
-  ConnectionState,
-  NoNodeError,
-  NodeExistsError,
-  SessionExpiredError,
-  isRetryableError,
-  type Client,
-  type Stat,
-  type WaitOptions,
-} from '@tenure/client';
-import { UpdateConflictError, UpdateOutcomeUnknownError } from './errors.js';
-
-/** The node as read before writing: its version and czxid, or null when it was missing. */
-type ReadMark = { readonly version: number; readonly czxid: bigint } | null;
+import { BadVersionError, NoNodeError, NodeExistsError, type Client, type Stat, type WaitOptions } from '@tenure/client';
+import { UpdateConflictError } from './errors.js';
 
 export interface UpdateSteps<V> {
   /** Step 1: the node's value and stat, or undefined when it is missing. */
@@ -61,47 +46,22 @@ export async function versionedUpdate<V, N>(
 ): Promise<{ value: V; stat: Stat }> {
   const maxAttempts = options.maxAttempts ?? Infinity;
   using scope = client.waitScope(options, `update ${path}`);
-  let drops = 0;
-  const onState = (s: ConnectionState): void => {
-    if (s === ConnectionState.SUSPENDED || s === ConnectionState.LOST) drops++;
-  };
-  client.on('stateChanged', onState);
-  try {
-    for (let attempt = 1; ; attempt++) {
-      scope.check();
-      const current = await scope.race(steps.read(scope.signal));
-      if (current === undefined && !('initial' in options)) throw new NoNodeError(path);
-      const mark: ReadMark = current ? { version: current.stat.version, czxid: current.stat.czxid } : null;
-      const next = await scope.race(Promise.resolve(fn(current ? current.value : (options.initial as V), current?.stat)));
-      const checked = await scope.race(steps.check(next));
-      const before = drops;
-      try {
-        const bytes = checked.bytes;
-        const stat = await scope.race(current ? steps.write(bytes, current.stat.version, scope.signal) : steps.create(bytes, scope.signal));
-        return { value: checked.value, stat };
-      } catch (err) {
-        // A connection that went (or a failure that says so) leaves the outcome open: look.
-        const uncertain = drops !== before || isRetryableError(err) || err instanceof SessionExpiredError;
-        if (!uncertain && !isConflict(err)) throw err;
-        if (uncertain && !isConflict(err) && !isRetryableError(err) && !(err instanceof SessionExpiredError)) throw err;
-        if (uncertain && !(await scope.race(stillAsRead(client, path, mark)).catch(() => false)))
-          throw new UpdateOutcomeUnknownError(path, err);
-      }
-      if (attempt >= maxAttempts) throw new UpdateConflictError(path, attempt);
-      await scope.race(pause(client, attempt === 1 ? 0 : Math.floor(Math.random() * 5), scope.signal));
+  for (let attempt = 1; ; attempt++) {
+    scope.check();
+    const current = await scope.race(steps.read(scope.signal));
+    if (current === undefined && !('initial' in options)) throw new NoNodeError(path);
+    const next = await scope.race(Promise.resolve(fn(current ? current.value : (options.initial as V), current?.stat)));
+    const checked = await scope.race(steps.check(next));
+    try {
+      const bytes = checked.bytes;
+      const stat = await scope.race(current ? steps.write(bytes, current.stat.version, scope.signal) : steps.create(bytes, scope.signal));
+      return { value: checked.value, stat };
+    } catch (err) {
+      if (!isConflict(err)) throw err; // OutcomeUnknownError among them: the client could not prove it did not land
     }
-  } finally {
-    client.off('stateChanged', onState);
+    if (attempt >= maxAttempts) throw new UpdateConflictError(path, attempt);
+    await scope.race(pause(client, attempt === 1 ? 0 : Math.floor(Math.random() * 5), scope.signal));
   }
-}
-
-/** Whether the node is still as we read it: proof that a write whose reply was lost did not land. */
-async function stillAsRead(client: Client, path: string, read: ReadMark): Promise<boolean> {
-  // The server we ask must have seen everything committed before it answers.
-  await client.sync(path);
-  const stat = await client.exists(path);
-  if (read === null) return stat === null;
-  return stat !== null && stat.version === read.version && stat.czxid === read.czxid;
 }
 
 function pause(client: Client, ms: number, signal: AbortSignal): Promise<void> {

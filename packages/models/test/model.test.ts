@@ -14,7 +14,7 @@ import {
   ModelPathError,
   ModelValidationError,
   UpdateConflictError,
-  UpdateOutcomeUnknownError,
+  OutcomeUnknownError,
   model,
   type StandardSchemaV1,
 } from '@tenure/models';
@@ -299,7 +299,7 @@ describe('update()', () => {
     for (let who = 0; who < 4; who++) expect(final.value.writers.filter((w) => w === `c${who}`)).toHaveLength(PER);
   });
 
-  it('four contenders under dropped connections and lost replies: each update that resolved landed once; only an UpdateOutcomeUnknownError may or may not have', async () => {
+  it('four contenders under dropped connections and lost replies: each update that resolved landed once; only an OutcomeUnknownError may or may not have', async () => {
     const contenders = await clients.openMany(4);
     const counter = (c: Client) => model(c, '/counters/{name}', { schema: Counter }).at({ name: 'faulty' });
     await counter(client).set({ count: 0, writers: [] });
@@ -323,7 +323,7 @@ describe('update()', () => {
             });
             counts.push(value.count);
           } catch (err) {
-            if (!(err instanceof UpdateOutcomeUnknownError)) throw err;
+            if (!(err instanceof OutcomeUnknownError)) throw err;
             unknown++;
           }
         }
@@ -396,7 +396,7 @@ describe('update()', () => {
     expect(rounds).toBe(3);
   });
 
-  it('a write applied whose reply was lost is not applied twice: it is an UpdateOutcomeUnknownError (fn runs once)', async () => {
+  it('a write applied whose reply was lost is not applied twice: it is an OutcomeUnknownError (fn runs once)', async () => {
     const node = model(client, '/counters/{name}', { schema: Counter }).at({ name: 'lossy' });
     await node.set({ count: 0, writers: [] });
     let calls = 0;
@@ -407,8 +407,8 @@ describe('update()', () => {
         return { ...c, count: c.count + 1 };
       })
       .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UpdateOutcomeUnknownError);
-    expect(err).toMatchObject({ code: 'UPDATE_OUTCOME_UNKNOWN', path: '/counters/lossy' });
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect(err).toMatchObject({ code: 'OUTCOME_UNKNOWN', operation: 'setData', path: '/counters/lossy' });
     expect(calls).toBe(1);
     expect((await node.read()).value.count).toBe(1);
   });
