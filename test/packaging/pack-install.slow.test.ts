@@ -91,6 +91,8 @@ interface Case {
   pkg: string;
   /** Packages the snippet or its prelude imports besides the package (their closures are installed too). */
   extra?: string[];
+  /** Third-party packages the snippet imports (from the registry or npm's cache), e.g. a schema library. */
+  registry?: string[];
   /** Before the snippet, at the top level: binds the names it takes as given. */
   prelude?: string;
   /** First in the snippet's block (so it sees the snippet's names): ends snippets that loop for ever. */
@@ -150,6 +152,12 @@ const CASES: Case[] = [
   },
   { pkg: 'barriers', extra: ['server'], stdout: /^([abc] is working\n){3}all done\n$/ },
   { pkg: 'counters', extra: ['server'], stdout: /^true 0n 1n\nmax-workers is now 4 at version 0\n/ },
+  {
+    pkg: 'models',
+    extra: ['server'],
+    registry: ['zod@^4.6.7'],
+    stdout: /^\{ name: 'Alice', age: 31, roles: \[\] \} 0\nMODEL_VALIDATION 2\n32\n$/,
+  },
   { pkg: 'queues', extra: ['server'], stdout: /working on resize photo 42\n/ },
   { pkg: 'discovery', extra: ['server'], stdout: /^http:\/\/[\d.]*:8080\n$/ }, // no address on a host without a non-loopback IPv4
   {
@@ -295,7 +303,7 @@ describe.each(CASES)('$pkg, installed alone', (c) => {
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: `app-${c.pkg}`, private: true }));
     const npm = await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...installed.map(tarballOf)],
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', ...installed.map(tarballOf), ...(c.registry ?? [])],
       app,
       240_000,
     );
