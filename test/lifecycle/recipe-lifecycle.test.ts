@@ -13,6 +13,7 @@ import { LeaderLatch, LeaderObserver, LeaderSelector } from '@tenure/leader';
 import { DistributedDelayQueue, DistributedIdQueue, DistributedPriorityQueue, DistributedQueue } from '@tenure/queues';
 import { JsonInstanceSerializer, ServiceCache, ServiceDiscovery, ServiceProvider } from '@tenure/discovery';
 import { SharedCount, SharedValue } from '@tenure/counters';
+import { model, type ModelSchema } from '@tenure/models';
 import { TestClients, eventually, startTestServer } from '@tenure/testing';
 import type { EmbeddedServer } from '@tenure/server';
 import { countingClock } from '../../packages/client/test/harness.js';
@@ -25,6 +26,14 @@ interface Recipe {
 }
 
 const serializer = new JsonInstanceSerializer();
+/** A Standard Schema by hand (no schema library needed here): any object. */
+const anyObject: ModelSchema<object> = {
+  '~standard': {
+    version: 1,
+    vendor: 'lifecycle-test',
+    validate: (v) => (typeof v === 'object' && v !== null ? { value: v } : { issues: [{ message: 'not an object' }] }),
+  },
+};
 const holdUntilAborted = (signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 
@@ -53,6 +62,7 @@ const recipes: Recipe[] = [
   { name: 'NodeCache', make: (c) => new NodeCache(c, '/lc/node-cache') },
   { name: 'LeaderLatch', make: (c) => new LeaderLatch(c, '/lc/latch', { id: 'a' }) },
   { name: 'LeaderObserver', make: (c) => new LeaderObserver(c, '/lc/latch') },
+  { name: 'CachedModel', make: (c) => model(c, '/lc/models/{id}', { schema: anyObject }).cached() },
   {
     name: 'LeaderSelector',
     make: (c) => new LeaderSelector(c, '/lc/selector', { id: 'a', takeLeadership: holdUntilAborted }),
