@@ -285,6 +285,8 @@ export class EmbeddedServer implements FrontDoor {
   /** The handshake with a replicated store: sessions are the store's (any server re-attaches any of them). */
   private async replicatedHandshake(params: ConnectParams, sink: ConnectionSink, peer: PeerInfo | undefined): Promise<AcceptResult> {
     const replica = this.replica!;
+    // As a ZooKeeper server without a quorum: no session is served while the store is out of reach.
+    if (!replica.reachable) throw new ConnectionLossError(undefined, 'the store is unreachable');
     await replica.catchUp(params.lastZxidSeen);
     this.ensureServing();
     if (params.lastZxidSeen > this.zxidCounter.last) {

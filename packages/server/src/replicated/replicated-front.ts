@@ -75,6 +75,11 @@ export class ReplicatedFront {
     this.processor = new RequestProcessor(p.tree, this.recording, this.trialZxid, p.options, () => p.wallNow());
   }
 
+  /** Whether the store reaches its backend (handshakes are refused while it does not). */
+  get reachable(): boolean {
+    return this.p.store.reachable;
+  }
+
   async open(): Promise<void> {
     const snap = await this.p.store.open({
       apply: (change) => this.apply(change),
