@@ -59,6 +59,8 @@ export class EtcdRpc {
   private token: string | undefined;
   private readonly callTimeoutMs: number;
   readonly endpoints: readonly string[];
+  /** Unary calls and keep-alive messages sent, by method: the etcd round trips the bench and tests count. */
+  readonly calls = new Map<string, number>();
 
   constructor(
     endpoints: readonly string[],
@@ -127,7 +129,13 @@ export class EtcdRpc {
     }
   }
 
+  /** Counts one etcd round trip (or stream message) of `method`. */
+  count(method: string): void {
+    this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
+  }
+
   private unaryOnce(svc: Service, method: string, req: Msg, timeoutMs = this.callTimeoutMs): Promise<Msg> {
+    this.count(method);
     return new Promise<Msg>((resolve, reject) => {
       svc[method]!(req, this.metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
         if (err) reject(new EtcdUnavailableError(`etcd ${method}: ${err.details || err.message}`, err.code, { cause: err }));

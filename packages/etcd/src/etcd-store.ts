@@ -434,6 +434,7 @@ export class EtcdStore implements ReplicatedStore {
       stream.on('end', drop);
       this.keepAlive = stream;
     }
+    this.rpc.count('LeaseKeepAlive');
     this.keepAlive.write({ ID: id.toString() });
   }
 

@@ -33,6 +33,7 @@ export class EtcdTransport implements Transport {
   readonly endpoints: readonly string[];
   readonly prefix: string;
   private engine: Promise<EmbeddedServer> | undefined;
+  private rpc: EtcdRpc | undefined;
   private isClosed = false;
 
   constructor(
@@ -71,6 +72,7 @@ export class EtcdTransport implements Transport {
   private async start(): Promise<EmbeddedServer> {
     const o = this.options;
     const rpc = new EtcdRpc(this.endpoints, { tls: o.tls, auth: o.auth });
+    this.rpc = rpc;
     const store = new EtcdStore(rpc, this.prefix, { maxTxnOps: o.maxTxnOps, maxRequestBytes: o.maxRequestBytes, logger: o.server?.logger });
     return createReplicatedServer(store, {
       containerCheckIntervalMs: 1000,
@@ -79,6 +81,14 @@ export class EtcdTransport implements Transport {
       // Lease TTLs are whole seconds, at least 2: the session bounds default to match.
       minSessionTimeoutMs: o.server?.minSessionTimeoutMs ?? Math.max(2000, 2 * (o.server?.tickMs ?? 2000)),
     });
+  }
+
+  /**
+   * etcd round trips so far, by method (Txn, Range, Put, LeaseGrant, LeaseRevoke, and LeaseKeepAlive
+   * messages on the one stream): what a ZooKeeper operation costs in etcd calls.
+   */
+  etcdCalls(): Record<string, number> {
+    return Object.fromEntries(this.rpc?.calls ?? []);
   }
 
   /** The engine once started (for tests and introspection: sessions(), node(), zxid). */
