@@ -67,7 +67,7 @@ class EtcdMembers {
       `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
       `--initial-cluster=${this.cluster()}`,
       `--initial-cluster-state=${state}`,
-      `--initial-cluster-token=tenure-${m.clientPort}`,
+      `--initial-cluster-token=tenure-${this.members[0]!.clientPort}`,
       ...(this.options.flags ?? DEFAULT_FLAGS),
     ];
     m.process = spawn(this.options.binary ?? 'etcd', args, { stdio: ['ignore', log, log] });
