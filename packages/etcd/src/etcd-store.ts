@@ -67,7 +67,9 @@ export class EtcdStore implements ReplicatedStore {
   private sink: StoreSink | undefined;
   private watchStream: ClientDuplexStream<Msg, Msg> | undefined;
   private keepAlive: ClientDuplexStream<Msg, Msg> | undefined;
+  /** When etcd last acknowledged a renewal of each session, and renewals sent but not yet acknowledged. */
   private readonly renewed = new Map<bigint, number>();
+  private readonly renewing = new Map<bigint, number>();
   private up = false;
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -268,8 +270,11 @@ export class EtcdStore implements ReplicatedStore {
       if (k.kind === 'n') nodes.set(k.path, isDelete ? null : decodeNode(kv.value, create, mod));
       else if (k.kind === 'c') children.set(k.path, isDelete ? null : { cversion: Number(kv.value.toString()), pzxid: mod });
       else if (k.kind === 's') {
-        if (isDelete) ended.push(k.id);
-        else started.set(k.id, sessionTimeout(kv.value));
+        if (isDelete) {
+          ended.push(k.id);
+          this.renewed.delete(k.id);
+          this.renewing.delete(k.id);
+        } else started.set(k.id, sessionTimeout(kv.value));
       } else if (k.kind === 'f' && k.id === this.frontId && !isDelete) {
         const v = kv.value.toString();
         if (v.startsWith('c')) commit = Number(v.slice(1));
@@ -417,18 +422,30 @@ export class EtcdStore implements ReplicatedStore {
     return createHmac('sha256', this.secret).update(b).digest().subarray(0, 16);
   }
 
-  /** A keep-alive on the one LeaseKeepAlive stream, at most once a third of the timeout per session. */
+  /**
+   * A keep-alive on the one LeaseKeepAlive stream. At most one per third of the timeout per session,
+   * counted from the last renewal etcd acknowledged, and one in flight at a time (a renewal sent into
+   * a stream that then broke is sent again at the next request or ping).
+   */
   renewSession(id: bigint, timeoutMs: number): void {
-    const now = Date.now();
-    const last = this.renewed.get(id);
-    if (last !== undefined && now - last < timeoutMs / 3) return;
-    this.renewed.set(id, now);
     if (this.closed) return;
+    const now = Date.now();
+    const acked = this.renewed.get(id);
+    if (acked !== undefined && now - acked < timeoutMs / 3) return;
+    const sent = this.renewing.get(id);
+    if (sent !== undefined && now - sent < 1000) return;
+    this.renewing.set(id, now);
     if (this.keepAlive === undefined) {
       const stream = this.rpc.lease['LeaseKeepAlive']!(this.rpc.metadata()) as ClientDuplexStream<Msg, Msg>;
-      stream.on('data', () => undefined);
+      stream.on('data', (res: Msg) => {
+        const lease = BigInt((res['ID'] as string | undefined) ?? '0');
+        this.renewing.delete(lease);
+        if (Number(res['TTL'] ?? 0) > 0) this.renewed.set(lease, Date.now());
+      });
       const drop = (): void => {
-        if (this.keepAlive === stream) this.keepAlive = undefined;
+        if (this.keepAlive !== stream) return;
+        this.keepAlive = undefined;
+        this.renewing.clear();
       };
       stream.on('error', drop);
       stream.on('end', drop);
@@ -440,6 +457,7 @@ export class EtcdStore implements ReplicatedStore {
 
   async revokeSession(id: bigint): Promise<void> {
     this.renewed.delete(id);
+    this.renewing.delete(id);
     try {
       await this.rpc.call('lease', 'LeaseRevoke', { ID: id.toString() });
     } catch (err) {
