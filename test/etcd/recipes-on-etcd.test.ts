@@ -134,6 +134,7 @@ describe('recipes over etcdTransport', () => {
     const lb = new AtomicLong(cb, '/counters/etcd');
     const results = await Promise.all([...Array(10)].map((_, i) => (i % 2 === 0 ? la : lb).increment()));
     expect(results.every((r) => r.succeeded)).toBe(true);
+    await ca.sync('/counters/etcd'); // the other transport's last increment may trail by a moment
     expect((await la.get()).postValue).toBe(10n);
     const sa = new SharedCount(ca, '/counters/shared', 1);
     const sb = new SharedCount(cb, '/counters/shared', 1);

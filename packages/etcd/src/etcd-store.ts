@@ -100,6 +100,8 @@ export class EtcdStore implements ReplicatedStore {
     await this.initialize();
     const snap = await this.load();
     this.applied = snap.revision;
+    // etcd answered the load: reachable now; a Watch that then fails says otherwise.
+    this.up = true;
     this.startWatch(snap.revision + 1n);
     return snap;
   }
