@@ -70,6 +70,8 @@ export class EtcdStore implements ReplicatedStore {
   /** When etcd last acknowledged a renewal of each session, and renewals sent but not yet acknowledged. */
   private readonly renewed = new Map<bigint, number>();
   private readonly renewing = new Map<bigint, number>();
+  /** The front end each session was last served by (its session key's `f`). */
+  private readonly owners = new Map<bigint, string>();
   private up = false;
   private closed = false;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -154,7 +156,11 @@ export class EtcdStore implements ReplicatedStore {
         const k = this.keys.parse(key);
         if (k.kind === 'n') nodes.set(k.path, decodeNode(kv.value, create, mod));
         else if (k.kind === 'c') children.set(k.path, { cversion: Number(kv.value.toString()), pzxid: mod });
-        else if (k.kind === 's') sessions.set(k.id, sessionTimeout(kv.value));
+        else if (k.kind === 's') {
+          sessions.set(k.id, sessionTimeout(kv.value));
+          const owner = sessionOwner(kv.value);
+          if (owner !== undefined) this.owners.set(k.id, owner);
+        }
       }
       if (!res['more'] || kvs.length === 0) break;
       from = Buffer.concat([kvs[kvs.length - 1]!.key, Buffer.from([0])]);
@@ -260,6 +266,8 @@ export class EtcdStore implements ReplicatedStore {
     const started = new Map<bigint, number>();
     const ended: bigint[] = [];
     let commit: number | undefined;
+    let order: Array<[string, string]> | undefined;
+    const moved: bigint[] = [];
     for (const ev of events) {
       const kv = ev['kv'] as KeyValue;
       const key = kv.key.toString('utf8');
@@ -274,15 +282,24 @@ export class EtcdStore implements ReplicatedStore {
       else if (k.kind === 's') {
         if (isDelete) {
           ended.push(k.id);
+          this.owners.delete(k.id);
           this.renewed.delete(k.id);
           this.renewing.delete(k.id);
-        } else started.set(k.id, sessionTimeout(kv.value));
-      } else if (k.kind === 'f' && k.id === this.frontId && !isDelete) {
+        } else {
+          started.set(k.id, sessionTimeout(kv.value));
+          const owner = sessionOwner(kv.value);
+          if (owner !== undefined) this.owners.set(k.id, owner);
+          if (owner !== undefined && owner !== this.frontId) moved.push(k.id);
+        }
+      } else if (k.kind === 'f' && !isDelete) {
         const v = kv.value.toString();
-        if (v.startsWith('c')) commit = Number(v.slice(1));
+        if (!v.startsWith('c')) continue;
+        const space = v.indexOf(' ');
+        if (k.id === this.frontId) commit = Number(v.slice(1, space === -1 ? undefined : space));
+        else if (space !== -1) order = JSON.parse(v.slice(space + 1)) as Array<[string, string]>;
       }
     }
-    this.deliver({ revision, nodes, children, startedSessions: started, endedSessions: ended, commit });
+    this.deliver({ revision, nodes, children, startedSessions: started, endedSessions: ended, commit, order, movedSessions: moved });
   }
 
   private deliver(change: RevisionChange): void {
@@ -351,7 +368,8 @@ export class EtcdStore implements ReplicatedStore {
     if (write.endSession !== undefined) ops.set(this.keys.session(write.endSession), del(this.keys.session(write.endSession)));
     const writes = ops.size > 0;
     const marker = this.keys.front(this.frontId);
-    const success = writes ? [...ops.values(), put(marker, Buffer.from(`c${write.id}`))] : [];
+    const tag = write.order === undefined ? `c${write.id}` : `c${write.id} ${JSON.stringify(write.order)}`;
+    const success = writes ? [...ops.values(), put(marker, Buffer.from(tag))] : [];
     this.checkLimits(compare.length, success);
     let res: Msg;
     try {
@@ -411,11 +429,19 @@ export class EtcdStore implements ReplicatedStore {
     const id = BigInt(grant['ID'] as string);
     const granted = Math.max(ttl, Number(grant['TTL'])) * 1000;
     const res = await this.unavailableAs(() =>
-      this.rpc.call('kv', 'Put', put(this.keys.session(id), Buffer.from(JSON.stringify({ t: granted })), id).request_put),
+      this.rpc.call('kv', 'Put', put(this.keys.session(id), Buffer.from(JSON.stringify({ t: granted, f: this.frontId })), id).request_put),
     );
     await this.appliedAt(BigInt((res['header'] as Msg)['revision'] as string));
     this.renewed.set(id, Date.now());
     return { id, timeoutMs: granted };
+  }
+
+  /** A re-attach here: the session key names this front end (one Put on the session's lease). */
+  async claimSession(id: bigint, timeoutMs: number): Promise<void> {
+    if (this.owners.get(id) === this.frontId) return;
+    const value = Buffer.from(JSON.stringify({ t: timeoutMs, f: this.frontId }));
+    const res = await this.unavailableAs(() => this.rpc.call('kv', 'Put', put(this.keys.session(id), value, id).request_put));
+    await this.appliedAt(BigInt((res['header'] as Msg)['revision'] as string));
   }
 
   sessionPassword(id: bigint): Buffer {
@@ -500,6 +526,15 @@ function put(key: string, value: Buffer, lease = 0n): { request_put: Msg } {
 
 function del(key: string): { request_delete_range: Msg } {
   return { request_delete_range: { key: Buffer.from(key) } };
+}
+
+function sessionOwner(value: Buffer): string | undefined {
+  try {
+    const f = (JSON.parse(value.toString('utf8')) as { f?: unknown }).f;
+    return typeof f === 'string' ? f : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function sessionTimeout(value: Buffer): number {

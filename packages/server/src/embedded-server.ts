@@ -300,6 +300,7 @@ export class EmbeddedServer implements FrontDoor {
       session = this.sessionTable.validate(params.sessionId, Buffer.from(params.passwd ?? []));
       if (session === undefined) return { kind: 'expired' };
       session.connection?.abort('session re-attached on another connection');
+      await replica.claimSession(session);
     }
     this.ensureServing();
     if (session.closing) return { kind: 'expired' };

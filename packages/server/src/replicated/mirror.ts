@@ -95,7 +95,15 @@ export class Mirror {
     }
     for (const [path, c] of change.children) if (c !== null) this.setChildren(path, c);
     if (rev > this.zxid.last) this.zxid.last = rev;
-    for (const note of notes ?? [...canonical, ...changedData]) {
+    let fired = notes ?? [...canonical, ...changedData];
+    if (notes === undefined && change.order !== undefined) {
+      // Another server's commit: its processor's order.
+      const rank = new Map(change.order.map(([k, p], i) => [`${k}${p}`, i]));
+      const key = (n: WatchNote): number =>
+        rank.get(`${n.kind === 'created' ? 'c' : n.kind === 'deleted' ? 'd' : 'm'}${n.path}`) ?? rank.size;
+      fired = [...fired].sort((a, b) => key(a) - key(b));
+    }
+    for (const note of fired) {
       if (note.kind === 'changed') this.watches.changed(note.path, rev, note.acl);
       else if (note.kind === 'created') this.watches.created(note.path, rev, note.acl, note.parentAcl);
       else this.watches.deleted(note.path, rev, note.acl, note.parentAcl);

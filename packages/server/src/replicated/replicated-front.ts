@@ -109,6 +109,7 @@ export class ReplicatedFront {
     }
     const notes = change.commit === undefined ? undefined : this.notes.get(change.commit);
     this.mirror.apply(change, notes);
+    for (const id of change.movedSessions ?? []) sessions.get(id)?.connection?.abort('session moved to another server');
     for (const id of ended) {
       const s = sessions.get(id);
       if (s === undefined) continue;
@@ -217,7 +218,8 @@ export class ReplicatedFront {
   private async commit(write: WriteSet, notes: WatchNote[]): Promise<CommitOutcome> {
     this.notes.set(write.id, notes);
     try {
-      return await this.p.store.commit(write);
+      const order = notes.map((n) => [n.kind === 'created' ? 'c' : n.kind === 'deleted' ? 'd' : 'm', n.path] as const);
+      return await this.p.store.commit(order.length === 0 ? write : { ...write, order });
     } finally {
       this.notes.delete(write.id);
     }
@@ -260,6 +262,11 @@ export class ReplicatedFront {
   async createSession(timeoutMs: number): Promise<ServerSession> {
     const { id, timeoutMs: granted } = await this.p.store.createSession(timeoutMs);
     return this.p.sessions.get(id) ?? this.p.sessions.restore(id, granted);
+  }
+
+  /** A re-attach: the session is served here from now on (another server's connection of it closes). */
+  async claimSession(session: ServerSession): Promise<void> {
+    await this.p.store.claimSession(session.id, session.timeoutMs);
   }
 
   /** A client that has seen `zxid`: the mirror catches up to the store first, if it is behind. */

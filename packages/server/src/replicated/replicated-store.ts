@@ -39,6 +39,10 @@ export interface RevisionChange {
   readonly endedSessions: readonly bigint[];
   /** This server's commit that made the revision (WriteSet.id), when it was one. */
   readonly commit?: number;
+  /** The watch triggers of another server's commit, in its processor's order: kind (c, d, m) and path. */
+  readonly order?: ReadonlyArray<readonly [string, string]>;
+  /** Sessions another server has taken over (a client re-attached there): this server's connection of each closes. */
+  readonly movedSessions?: readonly bigint[];
   /** A resync after a gap the store could not replay (compaction): the whole namespace is in the change. */
   readonly resync?: boolean;
 }
@@ -65,6 +69,8 @@ export interface WriteSet {
   readonly children: ReadonlyMap<string, number>;
   /** closeSession: the session's record goes in the same commit. */
   readonly endSession?: bigint;
+  /** The watch triggers in the processor's order (kind c/d/m, path), for the other servers' mirrors. */
+  readonly order?: ReadonlyArray<readonly [string, string]>;
 }
 
 /**
@@ -96,6 +102,8 @@ export interface ReplicatedStore {
   barrier(): Promise<bigint>;
   /** Starts a session; resolves once the mirror has seen it. The timeout may be rounded (lease granularity). */
   createSession(timeoutMs: number): Promise<{ id: bigint; timeoutMs: number }>;
+  /** Marks a session as served here (a re-attach), so the server that served it before closes its connection. */
+  claimSession(id: bigint, timeoutMs: number): Promise<void>;
   /** The password of a session, derived from a secret the store keeps (any server computes the same). */
   sessionPassword(id: bigint): Buffer;
   /** Keeps a session alive (a ping or request arrived). */
