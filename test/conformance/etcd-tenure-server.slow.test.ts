@@ -1,5 +1,5 @@
 /**
- * The conformance suite, unchanged, against tenure-server over etcd (`--etcd`): first one front end,
+ * (Slow suite: two suites of tenure-server processes.) The conformance suite, unchanged, against tenure-server over etcd (`--etcd`): first one front end,
  * then two front ends over one etcd and prefix with the suite's sessions alternating between them
  * (the @tenure/zookeeper transport's host list holds both; each session picks its own). tickTime
  * 1000 ms: etcd's lease TTLs are whole seconds, at least 2.
