@@ -6,7 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadArgumentsError, createClient, type Client } from '@tenure/client';
+import { createClient, type Client } from '@tenure/client';
+import { StoreLimitError } from '@tenure/server';
 import { TenureError } from '@tenure/protocol';
 import { etcdTransport, type EtcdTransport } from '@tenure/etcd';
 import { freePort, TestClients, TestingEtcd } from '@tenure/testing';
@@ -35,14 +36,16 @@ describe('bad input over etcdTransport', () => {
     await etcd?.close();
   });
 
-  it('a multi over --max-txn-ops is refused whole (BADARGUMENTS), never split; under the limit it commits at one zxid', async () => {
+  it('a multi over --max-txn-ops is refused whole (a StoreLimitError naming the limit), never split; under the limit it commits at one zxid', async () => {
     await c.create('/huge', '');
     const s = await strictClients.open();
     const tx = s.transaction();
     for (let i = 0; i < 200; i++) tx.create(`/huge/n${i}`, 'x');
     const err = await tx.commit().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BadArgumentsError);
-    expect((err as TenureError).code).toBe('BADARGUMENTS');
+    expect(err).toBeInstanceOf(StoreLimitError);
+    expect((err as TenureError).code).toBe('StoreLimitError');
+    expect((err as StoreLimitError).limit).toBe('max-txn-ops');
+    expect((err as Error).message).toMatch(/--max-txn-ops is 128/);
     await s.sync('/huge');
     expect((await s.getChildren('/huge')).children).toEqual([]);
     // With the limit raised (on etcd and in the transport), the same multi lands whole.

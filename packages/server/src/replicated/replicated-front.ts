@@ -204,7 +204,9 @@ export class ReplicatedFront {
       } catch (err) {
         if (!(err instanceof StoreLimitError)) throw err;
         this.p.options.logger?.warn({ limit: err.limit, op: req.type }, err.message);
-        conn.pushReply(token, { zxid: this.p.zxid.last, err: ErrorCode.BADARGUMENTS, response: undefined });
+        // On the wire: BADARGUMENTS (a ZooKeeper reply has no message); in-process: the StoreLimitError itself.
+        const refused = { zxid: this.p.zxid.last, err: ErrorCode.BADARGUMENTS, response: undefined, refusal: err };
+        conn.pushReply(token, refused);
         return;
       }
       if (result.kind === 'conflict') continue;
