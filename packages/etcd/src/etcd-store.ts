@@ -63,7 +63,7 @@ export class EtcdStore implements ReplicatedStore {
   /** Every key under the prefix and its revisions, as the mirror has applied them. */
   private readonly revs = new Map<string, KeyRevs>();
   private applied = 0n;
-  private waiters: Array<{ revision: bigint; resolve(): void }> = [];
+  private waiters: Array<{ revision: bigint; resolve(): void; reject(err: Error): void }> = [];
   private sink: StoreSink | undefined;
   private watchStream: ClientDuplexStream<Msg, Msg> | undefined;
   private keepAlive: ClientDuplexStream<Msg, Msg> | undefined;
@@ -325,7 +325,11 @@ export class EtcdStore implements ReplicatedStore {
   private appliedAt(revision: bigint): Promise<void> {
     if (revision <= this.applied) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const w = { revision, resolve: () => (clearTimeout(timer), resolve()) };
+      const w = {
+        revision,
+        resolve: () => (clearTimeout(timer), resolve()),
+        reject: (err: Error) => (clearTimeout(timer), reject(err)),
+      };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((x) => x !== w);
         reject(new StoreUnavailableError(`etcd's watch did not deliver revision ${revision} within ${this.applyTimeoutMs} ms`));
@@ -506,6 +510,9 @@ export class EtcdStore implements ReplicatedStore {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.retryTimer);
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(new StoreUnavailableError('the etcd store is closed'));
     const stream = this.watchStream;
     this.watchStream = undefined;
     stream?.cancel();
