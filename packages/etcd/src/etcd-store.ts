@@ -210,9 +210,16 @@ export class EtcdStore implements ReplicatedStore {
     this.setUp(false);
     if (this.closed || this.retryTimer !== undefined) return;
     this.options.logger?.warn({ reason }, 'etcd watch broke; resuming from the last applied revision');
+    // etcd's simple auth tokens expire (--auth-token-ttl): a Watch refused for its token re-authenticates first.
+    const reauth = /auth token/i.test(reason);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.startWatch(this.applied + 1n);
+      if (!reauth) this.startWatch(this.applied + 1n);
+      else
+        this.rpc.authenticate().then(
+          () => this.startWatch(this.applied + 1n),
+          (err: unknown) => this.restartWatch(`re-authentication failed: ${err instanceof Error ? err.message : String(err)}`),
+        );
     }, 250);
   }
 
