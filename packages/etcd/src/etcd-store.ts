@@ -377,7 +377,8 @@ export class EtcdStore implements ReplicatedStore {
       ops.set(ck, put(ck, Buffer.from(String(cversion)), isSessionOwner(owner) ? owner : 0n));
     }
     if (write.endSession !== undefined) ops.set(this.keys.session(write.endSession), del(this.keys.session(write.endSession)));
-    const writes = ops.size > 0;
+    // A failing write that takes a zxid commits its marker alone (one revision, as ZooKeeper's error txn).
+    const writes = ops.size > 0 || write.takesZxid === true;
     const marker = this.keys.front(this.frontId);
     const tag = write.order === undefined ? `c${write.id}` : `c${write.id} ${JSON.stringify(write.order)}`;
     const success = writes ? [...ops.values(), put(marker, Buffer.from(tag))] : [];
@@ -422,11 +423,20 @@ export class EtcdStore implements ReplicatedStore {
     }
   }
 
+  /**
+   * sync: a linearizable Range of the front ends' markers, newest first. Every commit of every
+   * front end puts its marker, so the newest marker's mod_revision is the last committed write; the
+   * reply waits until the mirror has applied it. One round trip, and no revision of its own (as
+   * ZooKeeper's sync takes no zxid).
+   */
   async barrier(): Promise<bigint> {
+    const start = Buffer.from(this.keys.front(''));
+    const end = Buffer.concat([start.subarray(0, start.length - 1), Buffer.from('0')]);
     const res = await this.unavailableAs(() =>
-      this.rpc.call('kv', 'Put', put(this.keys.front(this.frontId), Buffer.from('b')).request_put),
+      this.rpc.call('kv', 'Range', { key: start, range_end: end, limit: 1, sort_order: 2, sort_target: 3, keys_only: true }),
     );
-    const revision = BigInt((res['header'] as Msg)['revision'] as string);
+    const kv = (res['kvs'] as KeyValue[])[0];
+    const revision = kv === undefined ? this.applied : BigInt(kv.mod_revision);
     await this.appliedAt(revision);
     return revision;
   }

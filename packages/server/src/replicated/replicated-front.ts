@@ -192,15 +192,17 @@ export class ReplicatedFront {
       const placeholder = this.p.zxid.last + 1n;
       const t = trial(this.p.tree, this.recording, placeholder, () => this.processor.process(conn, req));
       const outcome: Outcome = t.result;
-      // A request refused before it reads anything (unknown op, bad record) needs no store.
-      if (!t.changed && t.write.reads.size === 0) {
+      // A failing write answered with "its" zxid takes one, as ZooKeeper's error txn does.
+      const takesZxid = !t.changed && outcome.reply.zxid === placeholder;
+      // A request refused without a zxid and before it reads anything (unknown op, bad record) needs no store.
+      if (!t.changed && !takesZxid && t.write.reads.size === 0) {
         conn.pushReply(token, settleReply(outcome.reply, placeholder, this.p.zxid.last));
         if (outcome.close !== undefined) conn.closeAfterFlush(outcome.close);
         return;
       }
       let result: CommitOutcome;
       try {
-        result = await this.commit(t.write, t.notes);
+        result = await this.commit(takesZxid ? { ...t.write, takesZxid } : t.write, t.notes);
       } catch (err) {
         if (!(err instanceof StoreLimitError)) throw err;
         this.p.options.logger?.warn({ limit: err.limit, op: req.type }, err.message);

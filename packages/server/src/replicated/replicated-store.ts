@@ -69,6 +69,11 @@ export interface WriteSet {
   readonly children: ReadonlyMap<string, number>;
   /** closeSession: the session's record goes in the same commit. */
   readonly endSession?: bigint;
+  /**
+   * A failing write that takes a zxid all the same (ZooKeeper logs it as an error txn): with no
+   * change, the store still commits (a revision of its own marker) when the compares hold.
+   */
+  readonly takesZxid?: boolean;
   /** The watch triggers in the processor's order (kind c/d/m, path), for the other servers' mirrors. */
   readonly order?: ReadonlyArray<readonly [string, string]>;
 }
