@@ -170,6 +170,13 @@ const CASES: Case[] = [
   { pkg: 'server', stdout: /^$/ },
   { pkg: 'tenure-server', stdout: /^127\.0\.0\.1:\d+\n$/ },
   { pkg: 'ws', extra: ['server', 'client'], stdout: /^over WebSocket\n$/ },
+  {
+    pkg: 'etcd',
+    extra: ['client', 'testing'],
+    prelude: `import { TestingEtcd as __TestingEtcd } from '@tenure/testing';\nconst __etcd = await __TestingEtcd.start();\nconst endpoint = __etcd.endpoint;`,
+    postlude: 'await __etcd.close();',
+    stdout: /^from etcd\n$/,
+  },
   { pkg: 'zookeeper', extra: ['client'], stdout: /^$/ },
   {
     pkg: 'protocol',

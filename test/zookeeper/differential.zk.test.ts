@@ -1,6 +1,6 @@
 /**
  * Differential probe: the same raw request scripts against a real ZooKeeper 3.8 and the embedded
- * server, compared answer by answer (error codes, bodies, Stats, events, closes), with zxids made
+ * server (and tenure-server over etcd, last describe), compared answer by answer (error codes, bodies, Stats, events, closes), with zxids made
  * relative, times dropped and session ids named. Complements the conformance suite with edge
  * cases; any difference is a bug in the embedded server.
  *
@@ -18,7 +18,8 @@ import {
   type Request,
   type Transport,
 } from '@tenure/protocol';
-import { TestingEmbeddedServer, TestingServer, realZooKeeper } from '@tenure/testing';
+import { TenureServerProcess, TestingEmbeddedServer, TestingEtcd, TestingServer, realZooKeeper } from '@tenure/testing';
+import { zookeeper } from '@tenure/zookeeper';
 
 const zk = realZooKeeper();
 const acl = OPEN_ACL_UNSAFE as ACL[];
@@ -471,6 +472,30 @@ describe.skipIf(!zk.available)('differential: embedded server vs ZooKeeper 3.8',
         writeFileSync(`${file}.embedded.json`, JSON.stringify(actual, null, 1));
       }
       expect(actual).toEqual(expected);
+    });
+  }
+});
+
+// The same scripts against tenure-server over etcd (--etcd, @tenure/etcd), beside a ZooKeeper 3.8 with
+// tickTime 1000 (etcd's leases are whole seconds, at least 2: both negotiate within [2 s, 30 s]).
+describe.skipIf(!zk.available)('differential: tenure-server over etcd vs ZooKeeper 3.8', () => {
+  let real: TestingServer;
+  let etcd: TestingEtcd;
+  let front: TenureServerProcess;
+  beforeAll(async () => {
+    real = await TestingServer.start({ tickTime: 1000, maxSessionTimeout: 30_000 });
+    etcd = await TestingEtcd.start();
+    const args = ['--etcd', etcd.endpoint, '--tick-time', '1000', '--max-session-timeout', '30000', '--extended-types', 'true'];
+    front = await TenureServerProcess.start({ args });
+  }, 60_000);
+  afterAll(async () => {
+    await real?.close();
+    await front?.stop();
+    await etcd?.close();
+  });
+  for (const [name, script] of Object.entries(scripts)) {
+    test(name, async () => {
+      expect(await transcript(zookeeper(front.connectString), script)).toEqual(await transcript(real.transport(), script));
     });
   }
 });

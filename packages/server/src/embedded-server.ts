@@ -34,6 +34,8 @@ import { ServerConnection, type ConnectionSink } from './semantics/server-connec
 import { SessionTable, type Session } from './semantics/session-table.js';
 import { SessionWheel } from './semantics/session-wheel.js';
 import { WatchRegistry } from './semantics/watch-registry.js';
+import { ReplicatedFront } from './replicated/replicated-front.js';
+import type { ReplicatedStore } from './replicated/replicated-store.js';
 import { DataDirStorage } from './storage/data-dir-storage.js';
 import { Durability, type StorageStats } from './storage/durability.js';
 import { sessionPassword } from './storage/session-password.js';
@@ -74,8 +76,10 @@ export class EmbeddedServer implements FrontDoor {
   private readonly listeners = new Set<TcpListener | WebSocketListener>();
   /** Every connection starts authenticated as its address (shared until an auth adds to it). */
   private readonly baseIds: readonly Id[];
+  /** With a replicated store (createReplicatedServer): the tree mirrors the store, writes go to it. */
+  private readonly replica: ReplicatedFront | undefined;
 
-  constructor(options: EmbeddedServerOptions = {}) {
+  constructor(options: EmbeddedServerOptions = {}, store?: ReplicatedStore) {
     this.options = resolveOptions(options);
     this.clock = options.clock ?? systemClock;
     const clock = this.clock;
@@ -93,11 +97,14 @@ export class EmbeddedServer implements FrontDoor {
     // Recovered now (a corrupt dir throws DataDirCorruptError naming the file and offset).
     this.tree = dir?.recovered.tree ?? new DataTree(this.options.ttlEnabled);
     this.zxidCounter.last = dir?.recovered.lastZxid ?? 0n;
-    this.sessionTable = new SessionTable<ServerConnection>(dir === undefined ? undefined : sessionPassword);
+    this.sessionTable = new SessionTable<ServerConnection>(
+      store !== undefined ? (id) => store.sessionPassword(id) : dir === undefined ? undefined : sessionPassword,
+    );
     // On the process clock wall time is Date.now() itself; any other clock moves it (wallNow()).
     const wallNow = clock === systemClock ? Date.now : (): number => this.wallNow();
     const processor = (this.processor = new RequestProcessor(this.tree, this.watches, this.zxidCounter, this.options, wallNow));
-    this.wheel = new SessionWheel(this.options.tickMs, (due) => this.dispatch.due(due), clock);
+    // With a replicated store the store expires sessions (a lease), never this wheel.
+    this.wheel = new SessionWheel(this.options.tickMs, (due) => (store === undefined ? this.dispatch.due(due) : undefined), clock);
     this.faults = new FaultGate({
       clock,
       session: (id) => this.sessionTable.get(id),
@@ -140,8 +147,28 @@ export class EmbeddedServer implements FrontDoor {
       clock,
       limits: this.connectionLimits,
     });
-    this.armReaper();
+    this.replica =
+      store === undefined
+        ? undefined
+        : new ReplicatedFront({
+            store,
+            tree: this.tree,
+            watches: this.watches,
+            zxid: this.zxidCounter,
+            sessions: this.sessionTable,
+            dispatch: this.dispatch,
+            options: this.options,
+            wallNow,
+            unreachable: () => this.connections.abortAll('the store is unreachable'),
+          });
+    if (store === undefined) this.armReaper();
     if (this.storage !== undefined) this.startStorage(this.storage);
+  }
+
+  /** Loads the replicated store's namespace into the mirror (createReplicatedServer). */
+  async openReplica(): Promise<void> {
+    await this.replica?.open();
+    this.armReaper();
   }
 
   /** Wall time on the server's clock: Date.now() at construction plus the clock's advance since. */
@@ -227,6 +254,7 @@ export class EmbeddedServer implements FrontDoor {
     await (this.faults.armed ? this.faults.handshake(params.sessionId, signal) : undefined);
     if (signal?.aborted) throw new AbortError('connect aborted');
     this.ensureServing();
+    if (this.replica !== undefined) return this.replicatedHandshake(params, sink, peer);
     if (params.lastZxidSeen > this.zxidCounter.last) {
       throw new ConnectionLossError(undefined, `client has seen zxid ${params.lastZxidSeen}, this server is at ${this.zxidCounter.last}`);
     }
@@ -255,6 +283,34 @@ export class EmbeddedServer implements FrontDoor {
     return { kind: 'connected', connection: conn, timeoutMs };
   }
 
+  /** The handshake with a replicated store: sessions are the store's (any server re-attaches any of them). */
+  private async replicatedHandshake(params: ConnectParams, sink: ConnectionSink, peer: PeerInfo | undefined): Promise<AcceptResult> {
+    const replica = this.replica!;
+    // As a ZooKeeper server without a quorum: no session is served while the store is out of reach.
+    if (!replica.reachable) throw new ConnectionLossError(undefined, 'the store is unreachable');
+    await replica.catchUp(params.lastZxidSeen);
+    this.ensureServing();
+    if (params.lastZxidSeen > this.zxidCounter.last) {
+      throw new ConnectionLossError(undefined, `client has seen zxid ${params.lastZxidSeen}, this server is at ${this.zxidCounter.last}`);
+    }
+    const o = this.options;
+    const timeoutMs = Math.min(o.maxSessionTimeoutMs, Math.max(o.minSessionTimeoutMs, Math.trunc(params.timeoutMs) || 0));
+    let session: ServerSession | undefined;
+    if (params.sessionId === 0n) session = await replica.createSession(timeoutMs);
+    else {
+      session = this.sessionTable.validate(params.sessionId, Buffer.from(params.passwd ?? []));
+      if (session === undefined) return { kind: 'expired' };
+      session.connection?.abort('session re-attached on another connection');
+      await replica.claimSession(session);
+    }
+    this.ensureServing();
+    if (session.closing) return { kind: 'expired' };
+    const ids = peer?.x509Subject === undefined ? this.baseIds : [{ scheme: 'x509', id: peer.x509Subject }, ...this.baseIds];
+    const conn = new ServerConnection(this.connections, session, sink, o.clientAddress, ids);
+    session.connection = conn;
+    return { kind: 'connected', connection: conn, timeoutMs: session.timeoutMs };
+  }
+
   /**
    * A request arrived on `conn`. `token` comes back with its reply. `oversize` marks a request
    * larger than maxBufferBytes: the connection closes without an answer, as ZooKeeper does.
@@ -263,7 +319,8 @@ export class EmbeddedServer implements FrontDoor {
     if (conn.closing || this.isClosed || this.storage?.failure !== undefined) return;
     if (!oversize) this.connectionLimits.received(conn, (request as { type?: number } | null)?.type ?? -1);
     if (this.faults.armed && this.faults.holds(conn, request, token, oversize)) return;
-    this.dispatch.serve(conn, request, token, oversize);
+    if (this.replica !== undefined) this.replica.serve(conn, request, token, oversize);
+    else this.dispatch.serve(conn, request, token, oversize);
   }
 
   // ---- storage (storage/) ----
@@ -442,6 +499,7 @@ export class EmbeddedServer implements FrontDoor {
     this.reaper = undefined;
     this.wheel.close();
     this.sessionTable.clear();
+    await this.replica?.close();
     await Promise.all([...this.listeners].map((l) => l.close()));
   }
 
@@ -474,8 +532,26 @@ export class EmbeddedServer implements FrontDoor {
 
   private reap(): void {
     if (this.isClosed || (this.faults.armed && this.faults.halted)) return;
-    this.dispatch.reap();
+    if (this.replica !== undefined) this.replica.reap().catch(() => undefined);
+    else this.dispatch.reap();
   }
+}
+
+/**
+ * Creates an embedded server whose tree, sessions and sequence counters live in a replicated store
+ * (@tenure/etcd's etcd store): it mirrors the store's namespace, serves reads from the mirror and
+ * commits writes to the store. Several servers over one store serve one namespace. Resolves once
+ * the namespace is loaded. Fault injection (restart, pause, silence...) is not served in this form.
+ */
+export async function createReplicatedServer(store: ReplicatedStore, options?: EmbeddedServerOptions): Promise<EmbeddedServer> {
+  const server = new EmbeddedServer(options, store);
+  try {
+    await server.openReplica();
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  return server;
 }
 
 /** Creates an embedded server with ZooKeeper's semantics. */

@@ -2,7 +2,18 @@
  * @tenure/server: an embedded server with ZooKeeper semantics, its in-process transport and
  * fault injection.
  */
-export { createEmbeddedServer, EmbeddedServer } from './embedded-server.js';
+export { createEmbeddedServer, createReplicatedServer, EmbeddedServer } from './embedded-server.js';
+export { StoreLimitError, StoreUnavailableError } from './replicated/replicated-store.js';
+export type {
+  ChildrenRecord,
+  CommitOutcome,
+  NodeRecord,
+  ReplicatedStore,
+  RevisionChange,
+  StoreSink,
+  StoreSnapshot,
+  WriteSet,
+} from './replicated/replicated-store.js';
 export type { AcceptResult, FrontDoor, PeerInfo, ServerLimits } from './front-doors/front-door.js';
 export type { NodeSnapshot, ServerConfig, ServerIntrospection, SessionInfo } from './ops/server-introspection.js';
 export type { EmbeddedServerOptions, Logger } from './options.js';

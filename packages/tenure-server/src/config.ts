@@ -44,6 +44,10 @@ export interface ServerSettings {
   globalOutstandingLimit: number;
   /** Absent: the server runs in memory. */
   dataDir: string | undefined;
+  /** etcd.endpoints: the tree, sessions and sequence counters live in etcd (no dataDir). */
+  etcdEndpoints: string[] | undefined;
+  /** etcd.prefix (default /tenure). */
+  etcdPrefix: string;
   /** Absent: the transaction log goes in dataDir. */
   dataLogDir: string | undefined;
   snapCount: number;
@@ -100,6 +104,8 @@ export function defaultSettings(): ServerSettings {
     maxClientCnxns: 60,
     globalOutstandingLimit: 1000,
     dataDir: undefined,
+    etcdEndpoints: undefined,
+    etcdPrefix: '/tenure',
     dataLogDir: undefined,
     snapCount: 100_000,
     preAllocSize: 65_536,
@@ -223,6 +229,24 @@ export const KEYS: readonly ConfigKey[] = [
     arg: 'dir',
     help: 'snapshots (and the log, without dataLogDir); absent: in memory',
     apply: (s, v) => void (s.dataDir = nonEmpty(v)),
+  },
+  {
+    key: 'etcd.endpoints',
+    flag: 'etcd',
+    arg: 'urls',
+    help: 'etcd client URLs, comma-separated: the tree, sessions and sequence counters live in etcd (no dataDir); front ends over one etcd and prefix serve one namespace',
+    apply: (s, v) =>
+      void (s.etcdEndpoints = nonEmpty(v)
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== '')),
+  },
+  {
+    key: 'etcd.prefix',
+    flag: 'etcd-prefix',
+    arg: 'prefix',
+    help: 'the key prefix of the namespace in etcd (default /tenure)',
+    apply: (s, v) => void (s.etcdPrefix = nonEmpty(v)),
   },
   {
     key: 'dataLogDir',
@@ -495,6 +519,8 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
     throw new ConfigError(`minSessionTimeout (${min}) must not be larger than maxSessionTimeout (${max})`, 'minSessionTimeout');
   if (s.webSocketPort !== undefined && s.webSocketPort !== 0 && s.webSocketPort === s.clientPort)
     throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
+  if (s.etcdEndpoints !== undefined && s.dataDir !== undefined)
+    throw new ConfigError('etcd.endpoints and dataDir are both set: with etcd the tree lives there, not in a data dir', 'etcd.endpoints');
   if (s.dataLogDir !== undefined && s.dataDir === undefined)
     throw new ConfigError('dataLogDir is set without dataDir: set dataDir too (or neither, to run in memory)', 'dataLogDir');
   if (s.autopurge.snapRetainCount < 3) {

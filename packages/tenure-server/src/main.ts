@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import { pino, type Logger as PinoLogger } from 'pino';
 import {
   createEmbeddedServer,
+  createReplicatedServer,
   type DataDirOptions,
   type EmbeddedServer,
   type EmbeddedServerOptions,
@@ -19,6 +20,7 @@ import {
   type StorageEvent,
   type WebSocketAddress,
 } from '@tenure/server';
+import { EtcdRpc, EtcdStore } from '@tenure/etcd';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
 import { helpText, parseCommandLine } from './flags.js';
 import { ServerMetrics, serveMetrics } from './metrics.js';
@@ -124,8 +126,16 @@ export async function startServer(
   logger: PinoLogger = pino({ level: 'silent' }),
   onStorageEvent?: (event: StorageEvent) => void,
 ): Promise<RunningServer> {
-  // With a data dir this recovers it first (and throws, naming the file and offset, on damage).
-  const server = createEmbeddedServer(serverOptions(settings, logger.child({ component: 'server' }), onStorageEvent));
+  // With a data dir this recovers it first (and throws, naming the file and offset, on damage);
+  // with etcd it loads the namespace into its mirror first.
+  const options = serverOptions(settings, logger.child({ component: 'server' }), onStorageEvent);
+  const server =
+    settings.etcdEndpoints === undefined
+      ? createEmbeddedServer(options)
+      : await createReplicatedServer(
+          new EtcdStore(new EtcdRpc(settings.etcdEndpoints), settings.etcdPrefix, { logger: logger.child({ component: 'etcd' }) }),
+          options,
+        );
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
@@ -198,7 +208,12 @@ export async function main(argv: readonly string[]): Promise<void> {
     pino.destination({ fd: 1, sync: true }),
   );
   for (const w of warnings) logger.warn(w);
-  if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
+  if (settings.etcdEndpoints !== undefined) {
+    logger.info(
+      { etcd: settings.etcdEndpoints, prefix: settings.etcdPrefix },
+      'the tree, sessions and sequence counters live in etcd; run etcd with --auto-compaction-*, a --quota-backend-bytes that fits and --max-txn-ops raised (see @tenure/etcd README)',
+    );
+  } else if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
 
   // The handlers go in before anything listens: a signal sent as soon as `serving` is read (or
   // during start-up) must find them, or Node's default action kills the process.

@@ -37,3 +37,4 @@ export { TlsTestingServer, javaClientFlags, NETTY_JARS, type TlsTestingServerOpt
 export { nextEvent, type EventSource, type NextEventOptions } from './next-event.js';
 export { EventLog } from './event-log.js';
 export { childrenUntil, type ChildrenUntilOptions } from './children-until.js';
+export { TestingEtcd, TestingEtcdCluster, type TestingEtcdOptions } from './testing-etcd.js';

@@ -123,6 +123,13 @@ class InProcessConnection implements Connection, ConnectionSink {
         this.head = 0;
       }
     }
+    // A refusal the wire can only say as an error code (a write too large for a replicated store)
+    // reaches an in-process caller as the typed error, which names the limit.
+    const refusal = (reply as { refusal?: unknown }).refusal;
+    if (refusal instanceof Error) {
+      p.reject(refusal);
+      return;
+    }
     if (p.onReply) {
       try {
         p.onReply(reply);

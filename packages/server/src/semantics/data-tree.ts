@@ -9,6 +9,19 @@ import { ZNode, ownerKind } from './znode.js';
 
 export type Undo = () => void;
 
+/**
+ * A write evaluated on the tree and then rolled back (replicated/write-trial.ts): the paths it
+ * read, the nodes and children lists it changed, and the undo steps of every mutation.
+ */
+export interface TreeRecorder {
+  readonly reads: Set<string>;
+  /** The path each node read was found at (setData and setAcl are handed the node). */
+  readonly found: Map<ZNode, string>;
+  readonly nodes: Set<string>;
+  readonly children: Set<string>;
+  readonly undo: Undo[];
+}
+
 /** Paths ZooKeeper refuses to delete. */
 export const SPECIAL_PATHS: ReadonlySet<string> = new Set(['/', '/zookeeper', '/zookeeper/quota', '/zookeeper/config']);
 
@@ -18,6 +31,8 @@ export class DataTree {
   readonly ephemerals = new Map<bigint, Set<string>>();
   readonly containers = new Set<string>();
   readonly ttls = new Set<string>();
+  /** Set while a write is being evaluated for a replicated store: reads and changes are recorded. */
+  recorder: TreeRecorder | undefined = undefined;
 
   constructor(readonly ttlEnabled: boolean) {
     const root = new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n);
@@ -58,7 +73,13 @@ export class DataTree {
 
   /** The node at `path`; '' is the root too, as in ZooKeeper (whose tree keeps the root under both). */
   get(path: string): ZNode | undefined {
-    return this.nodes.get(path === '' ? '/' : path);
+    const key = path === '' ? '/' : path;
+    const node = this.nodes.get(key);
+    if (this.recorder !== undefined) {
+      this.recorder.reads.add(key);
+      if (node !== undefined) this.recorder.found.set(node, key);
+    }
+    return node;
   }
 
   /** The ACL of a path's parent (the root's for top-level nodes). */
@@ -71,6 +92,7 @@ export class DataTree {
     const parent = this.nodes.get(parentOrRoot(path))!;
     const name = nodeName(path);
     const node = new ZNode(data, acl, zxid, time, owner);
+    this.record(path, parentOrRoot(path));
     const prevCversion = parent.cversion;
     const prevPzxid = parent.pzxid;
     parent.addChild(name);
@@ -78,7 +100,7 @@ export class DataTree {
     parent.pzxid = zxid;
     this.nodes.set(path, node);
     this.index(path, owner, true);
-    undo?.push(() => {
+    this.undoable(undo, () => {
       parent.removeChild(name);
       parent.cversion = prevCversion;
       parent.pzxid = prevPzxid;
@@ -95,11 +117,12 @@ export class DataTree {
     const parent = this.nodes.get(parentOrRoot(path))!;
     const name = nodeName(path);
     const prevPzxid = parent.pzxid;
+    this.record(path, parentOrRoot(path));
     parent.removeChild(name);
     if (zxid > parent.pzxid) parent.pzxid = zxid;
     this.nodes.delete(path);
     this.index(path, node.ephemeralOwner, false);
-    undo?.push(() => {
+    this.undoable(undo, () => {
       parent.addChild(name);
       parent.pzxid = prevPzxid;
       this.nodes.set(path, node);
@@ -109,11 +132,12 @@ export class DataTree {
 
   setData(node: ZNode, data: Buffer | null, version: number, zxid: bigint, time: number, undo?: Undo[]): void {
     const prev = { data: node.data, version: node.version, mzxid: node.mzxid, mtime: node.mtime };
+    this.recordNode(node);
     node.data = data;
     node.version = version;
     node.mzxid = zxid;
     node.mtime = time;
-    undo?.push(() => {
+    this.undoable(undo, () => {
       node.data = prev.data;
       node.version = prev.version;
       node.mzxid = prev.mzxid;
@@ -124,9 +148,10 @@ export class DataTree {
   setAcl(node: ZNode, acl: readonly ACL[], aversion: number, undo?: Undo[]): void {
     const prevAcl = node.acl;
     const prevAversion = node.aversion;
+    this.recordNode(node);
     node.acl = acl;
     node.aversion = aversion;
-    undo?.push(() => {
+    this.undoable(undo, () => {
       node.acl = prevAcl;
       node.aversion = prevAversion;
     });
@@ -149,6 +174,26 @@ export class DataTree {
       }
     }
     return n;
+  }
+
+  /** An undo step goes to the caller's list and, while recording, to the recorder's. */
+  private undoable(undo: Undo[] | undefined, step: Undo): void {
+    undo?.push(step);
+    this.recorder?.undo.push(step);
+  }
+
+  private record(path: string, parent: string): void {
+    const r = this.recorder;
+    if (r === undefined) return;
+    r.nodes.add(path);
+    r.children.add(parent);
+  }
+
+  private recordNode(node: ZNode): void {
+    const r = this.recorder;
+    if (r === undefined) return;
+    const path = r.found.get(node);
+    if (path !== undefined) r.nodes.add(path);
   }
 
   private index(path: string, owner: bigint, add: boolean): void {
