@@ -2,7 +2,7 @@
  * The data dir in-process: what is written survives close and reopen (snapshot plus log), the
  * output of a txn waits for its sync, and the files are ZooKeeper's format.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateMode, OPEN_ACL_UNSAFE, OpCode, type ACL } from '@tenure/protocol';
@@ -179,4 +179,35 @@ test('a torn last record is cut off and the server starts with everything before
   expect(b.node('/n8')).toBeDefined();
   expect(b.node('/n9')).toBeUndefined();
   expect(statSync(log).size).toBe(last);
+});
+
+test('the start-up snapshot after a replay lands after serving; a crash before or during it leaves the dir recoverable', async () => {
+  const dir = dataDir();
+  const a = server(dir);
+  const s = await open(a.transport());
+  for (let i = 0; i < 20; i++) await s.conn.send({ type: OpCode.create, path: `/n${i}`, data: Buffer.from(`v${i}`), acl, flags: 0 });
+  const zxid = a.zxid;
+  const before = ['/', '/n0', '/n19'].map((p) => a.node(p));
+  await a.close();
+  servers.splice(servers.indexOf(a), 1);
+
+  const b = server(dir);
+  expect(b.storageStats?.recovered.replayed).toBeGreaterThanOrEqual(20);
+  // Serving already, and not yet snapshotted: what a SIGKILL now would leave on disk.
+  const v2 = join(dir, 'version-2');
+  expect(readdirSync(v2)).not.toContain(`snapshot.${zxid.toString(16)}`);
+  const crashed = dataDir();
+  cpSync(dir, crashed, { recursive: true });
+  // And a crash during the write: a partial temp file beside it.
+  const full = await (async () => {
+    await b.close(); // the close waits for the start-up snapshot
+    return readFileSync(join(v2, `snapshot.${zxid.toString(16)}`));
+  })();
+  writeFileSync(join(crashed, 'version-2', `tmp.snapshot.${zxid.toString(16)}`), full.subarray(0, full.length >> 1));
+
+  const c = server(crashed);
+  expect(c.zxid).toBe(zxid);
+  expect(c.storageStats?.recovered.replayed).toBe(b.storageStats?.recovered.replayed);
+  expect(['/', '/n0', '/n19'].map((p) => c.node(p))).toEqual(before);
+  expect(readdirSync(join(crashed, 'version-2')).some((n) => n.startsWith('tmp.'))).toBe(false);
 });

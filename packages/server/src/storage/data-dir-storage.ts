@@ -93,15 +93,25 @@ export class DataDirStorage {
     if (this.forceSync) syncDir(this.paths.logDir);
   }
 
-  /** Starts serving: writes the first snapshot when the dir had none or logs were replayed (as ZooKeeper's loadData). */
+  /**
+   * Starts serving. An empty dir gets snapshot.0 now (a dir of logs without a snapshot would not
+   * open again). After a replay, the snapshot at the last zxid (ZooKeeper's loadData takes it
+   * before serving) is a fuzzy one taken once the server serves: until it lands the dir still
+   * holds the old snapshot and every log after it, so a crash during it recovers as this start did.
+   */
   start(hooks: StorageHooks): void {
     this.hooks = hooks;
     const r = this.recovered;
-    if (r.snapshotZxid === undefined || r.replayed > 0) {
+    if (r.snapshotZxid === undefined) {
       const bytes = encodeSnapshot(hooks.state(), r.lastZxid);
       writeFileDurablySync(this.paths.snapDir, `tmp.${snapshotName(r.lastZxid)}`, snapshotName(r.lastZxid), bytes);
       this.stats.snapshots++;
       this.stats.lastSnapshotZxid = r.lastZxid;
+    } else if (r.replayed > 0) {
+      // After the current turn of the loop (the listener binds first); close() waits for it.
+      this.snapshotting = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => this.takeSnapshot(true))
+        .finally(() => (this.snapshotting = undefined));
     }
     const ap = this.options.autopurge;
     if (ap !== undefined && ap.purgeIntervalHours > 0) {
@@ -149,14 +159,15 @@ export class DataDirStorage {
     await this.snapshotting;
   }
 
-  private async takeSnapshot(): Promise<void> {
+  /** `startup`: the snapshot after a replay, which a close right after the start still takes, synced as it always was. */
+  private async takeSnapshot(startup = false): Promise<void> {
     const hooks = this.hooks;
-    if (hooks === undefined || this.closed) return;
+    if (hooks === undefined || (this.closed && !startup)) return;
     const t0 = performance.now();
     const snap = await takeFuzzySnapshot({ state: () => hooks.state(), lastZxid: () => this.lastAppended });
     const name = snapshotName(snap.zxid);
     try {
-      const syncMs = await writeFileDurably(this.paths.snapDir, `tmp.${name}`, name, snap.parts, this.forceSync);
+      const syncMs = await writeFileDurably(this.paths.snapDir, `tmp.${name}`, name, snap.parts, startup || this.forceSync);
       this.stats.snapshots++;
       this.stats.lastSnapshotZxid = snap.zxid;
       const bytes = snap.parts.reduce((n, b) => n + b.length, 0);

@@ -4,7 +4,7 @@
  * is a torn tail when nothing valid follows it, in its file or a later one; the caller drops it.
  * Anything else is corruption in the middle, reported with the file and the offset.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { adler32 } from './adler32.js';
 import { FILE_HEADER_BYTES, FORMAT_VERSION, LOG_MAGIC, type DataFile } from './file-names.js';
 import { DataDirCorruptError } from './storage-errors.js';
@@ -91,6 +91,49 @@ export function readLogBuffer(file: DataFile, buf: Buffer): LogContents {
   }
   return { file, txns, end: off, size };
 }
+
+/** Zero bytes kept after the last non-zero one: the reader then sees the zero length that ends the records. */
+const TAIL_PAD = 4096;
+const SCAN_CHUNK = 1 << 20;
+
+/**
+ * A log file's bytes up to its last non-zero byte, plus TAIL_PAD zeros (the whole file when it is
+ * shorter). The rest of a preallocated log (64 MiB by default) is zeros, checked from the end in
+ * chunks here, so it is neither held in memory nor scanned again: `readLogBuffer` gives the same
+ * records, torn tail and damage over this prefix as over the whole file.
+ */
+export function readLogPrefix(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK, size));
+    let end = size; // everything at or after `end` is zero
+    while (end > 0) {
+      const from = Math.max(0, end - chunk.length);
+      const n = readSync(fd, chunk, 0, end - from, from);
+      let last = n - 1;
+      if (chunk.compare(ZEROS_CHUNK, 0, n, 0, n) !== 0) {
+        while (chunk[last] === 0) last--;
+        end = from + last + 1;
+        break;
+      }
+      end = from;
+    }
+    const keep = Math.min(size, end + TAIL_PAD);
+    const buf = Buffer.alloc(keep);
+    let off = 0;
+    while (off < keep) {
+      const n = readSync(fd, buf, off, keep - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const ZEROS_CHUNK = Buffer.alloc(SCAN_CHUNK);
 
 export function readLogFile(file: DataFile): LogContents {
   return readLogBuffer(file, readFileSync(file.path));

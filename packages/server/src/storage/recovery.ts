@@ -9,7 +9,7 @@ import { closeSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readFileSync,
 import { join } from 'node:path';
 import { DataTree } from '../semantics/data-tree.js';
 import { listFiles, VERSION_DIR, type DataFile } from './file-names.js';
-import { readLogBuffer, validRecordAfter, type LogContents } from './log-reader.js';
+import { readLogBuffer, readLogPrefix, validRecordAfter, type LogContents } from './log-reader.js';
 import { decodeSnapshot, SnapshotFormatError, UNKNOWN_ACL } from './snapshot.js';
 import { DataDirCorruptError } from './storage-errors.js';
 import { applyTxn } from './txn-apply.js';
@@ -94,7 +94,7 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
   let replayed = 0;
   const truncated: Recovered['truncated'] = [];
   const files = logsAfter(logs, last);
-  const buffers = files.map((f) => readFileSync(f.path));
+  const buffers = files.map((f) => readLogPrefix(f.path));
   for (let i = 0; i < files.length; i++) {
     const contents: LogContents = readLogBuffer(files[i]!, buffers[i]!);
     for (const txn of contents.txns) {

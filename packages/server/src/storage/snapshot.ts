@@ -356,15 +356,19 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       p += 4 + Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
+      // One BigInt per node where it can be: mzxid and pzxid are most often czxid (a leaf never
+      // changed), and the owner is most often 0; equal words share the czxid's BigInt.
+      const cHi = dv.getInt32(p + 8);
+      const cLo = dv.getInt32(p + 12);
       const czxid = dv.getBigInt64(p + 8);
-      const mzxid = dv.getBigInt64(p + 16);
+      const mzxid = dv.getInt32(p + 16) === cHi && dv.getInt32(p + 20) === cLo ? czxid : dv.getBigInt64(p + 16);
+      const pzxid = dv.getInt32(p + 60) === cHi && dv.getInt32(p + 64) === cLo ? czxid : dv.getBigInt64(p + 60);
+      const owner = dv.getInt32(p + 52) === 0 && dv.getInt32(p + 56) === 0 ? 0n : dv.getBigInt64(p + 52);
       const ctime = dv.getInt32(p + 24) * TWO32 + dv.getUint32(p + 28);
       const mtime = dv.getInt32(p + 32) * TWO32 + dv.getUint32(p + 36);
       const nodeVersion = dv.getInt32(p + 40);
       const cversion = dv.getInt32(p + 44);
       const aversion = dv.getInt32(p + 48);
-      const owner = dv.getBigInt64(p + 52);
-      const pzxid = dv.getBigInt64(p + 60);
       p += 68;
       const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
       let acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
@@ -372,14 +376,13 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
         acl = UNKNOWN_ACL;
         unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: start });
       }
-      const node = Object.assign(new ZNode(data, acl, czxid, ctime, owner), {
-        mzxid,
-        mtime,
-        version: nodeVersion,
-        cversion,
-        aversion,
-        pzxid,
-      });
+      const node = new ZNode(data, acl, czxid, ctime, owner);
+      node.mzxid = mzxid;
+      node.mtime = mtime;
+      node.version = nodeVersion;
+      node.cversion = cversion;
+      node.aversion = aversion;
+      node.pzxid = pzxid;
       const key = path === '' ? '/' : path;
       if (key !== '/') {
         const slash = key.lastIndexOf('/');
