@@ -34,15 +34,21 @@ function writeHeader(out: Buffer, at: number, n: number): number {
   return at + 10;
 }
 
-/** One binary message per payload, back to back in one buffer (`bytes` is the payloads' total). */
-export function encodeBinaryMessages(payloads: readonly Buffer[], bytes: number): Buffer {
+/**
+ * One binary message per payload, back to back in one buffer (`bytes` is the payloads' total).
+ * `lengthPrefix` (a gateway's payloads, read without it) puts each payload's int32 length before
+ * it inside its message, so that the message is a whole ZooKeeper frame.
+ */
+export function encodeBinaryMessages(payloads: readonly Buffer[], bytes: number, lengthPrefix = false): Buffer {
+  const extra = lengthPrefix ? 4 : 0;
   let size = bytes;
-  for (let i = 0; i < payloads.length; i++) size += headerBytes(payloads[i]!.length);
+  for (let i = 0; i < payloads.length; i++) size += headerBytes(payloads[i]!.length + extra) + extra;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
   for (let i = 0; i < payloads.length; i++) {
     const p = payloads[i]!;
-    at = writeHeader(out, at, p.length);
+    at = writeHeader(out, at, p.length + extra);
+    if (lengthPrefix) at = out.writeInt32BE(p.length, at);
     at += p.copy(out, at);
   }
   return out;
