@@ -574,6 +574,8 @@ function report(r: ReportInput): void {
   if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
   const scpuTls = r.serverCpu['getdata|Tenure|embedded (TLS)'];
   if (scpuTls) out.push(`embedded server CPU per getData over TLS (Tenure rounds): ${median(scpuTls).toFixed(2)} µs/op`);
+  const scpuWs = r.serverCpu['getdata|Tenure|embedded (WS)'];
+  if (scpuWs) out.push(`embedded server CPU per getData over WebSocket (Tenure rounds): ${median(scpuWs).toFixed(2)} µs/op`);
 
   // What TLS costs each client, on each server: TLS / TCP.
   const pairs: [string, ServerName, ServerName][] = [
