@@ -4,6 +4,9 @@
  *
  *   npx tsx bench/clients.ts [--seconds 2] [--rounds 5] [--in-flight 200] [--payload 100] [--warmup 2] [--no-java] [--no-tls]
  *                            [--cpu-prof <dir>]   (V8 CPU profiles of the Node workers and the embedded server)
+ *                            [--embedded-only]    (no ZooKeeper, no Java: the embedded rows alone, for quick A/B runs)
+ *                            [--clients Tenure,nzc,Java]   (only these clients, e.g. a server profile of Tenure's traffic alone)
+ *                            [--transports tcp,ws,tls]     (only the columns over these transports)
  *
  * Peers: Tenure (@tenure/client over @tenure/zookeeper, and over @tenure/ws against the embedded
  * server's WebSocket listener: column "embedded (WS)"), node-zookeeper-client (npm) and the Java
@@ -335,7 +338,12 @@ async function orchestrate(): Promise<void> {
   const IN_FLIGHT = Number(arg('in-flight', '200'));
   const PAYLOAD = Number(arg('payload', '100'));
   const WARMUP = Number(arg('warmup', '2'));
-  const WITH_JAVA = !process.argv.includes('--no-java');
+  const EMBEDDED_ONLY = process.argv.includes('--embedded-only');
+  const onlyClients = arg('clients', '');
+  const wanted = (c: ClientName): boolean =>
+    onlyClients === '' ||
+    onlyClients.split(',').some((w) => c.toLowerCase().startsWith(w.toLowerCase()) || (w === 'nzc' && c === 'node-zookeeper-client'));
+  const WITH_JAVA = !EMBEDDED_ONLY && !process.argv.includes('--no-java');
   const WITH_TLS = !process.argv.includes('--no-tls');
   const PATH = '/bench-getdata';
   const roundMs = SECONDS * 1000;
@@ -358,14 +366,14 @@ async function orchestrate(): Promise<void> {
   // A benchmark server gets the full JIT (TestingServer defaults to a quick-start C1 JVM).
   const zkSettings = { tickTime: 2000, jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] };
   const [zk, zkTls, compiled] = await Promise.all([
-    TestingServer.start(zkSettings),
-    certs ? TlsTestingServer.start({ ...zkSettings, certificates: certs }) : Promise.resolve(undefined),
+    EMBEDDED_ONLY ? Promise.resolve(undefined) : TestingServer.start(zkSettings),
+    certs && !EMBEDDED_ONLY ? TlsTestingServer.start({ ...zkSettings, certificates: certs }) : Promise.resolve(undefined),
     useJava ? compileJava([source], ZOOKEEPER_JARS) : Promise.resolve(undefined),
   ]);
   const embedded = nodeChild('embedded server', ['--role', 'server', ...(tlsDir ? ['--tls-dir', tlsDir] : [])]);
   const [, embeddedAddress, embeddedWsUrl, embeddedTls] = (await embedded.ask(undefined)).split(' ') as [string, string, string, string];
   const columns: Column[] = [
-    { name: 'ZooKeeper 3.8', connect: zk.connectString, transport: 'tcp', embedded: false },
+    ...(zk ? [{ name: 'ZooKeeper 3.8', connect: zk.connectString, transport: 'tcp', embedded: false } as const] : []),
     { name: 'embedded (TCP)', connect: embeddedAddress, transport: 'tcp', embedded: true },
     { name: 'embedded (WS)', connect: embeddedWsUrl, transport: 'ws', embedded: true },
   ];
@@ -375,13 +383,15 @@ async function orchestrate(): Promise<void> {
     columns.push({ name: 'ZooKeeper 3.8 (TLS)', connect: zkTls.secureConnectString, transport: 'tls', embedded: false });
   }
   if (tlsDir) columns.push({ name: 'embedded (TLS)', connect: embeddedTls, transport: 'tls', embedded: true });
+  const onlyTransports = arg('transports', '');
+  if (onlyTransports !== '') columns.splice(0, columns.length, ...columns.filter((c) => onlyTransports.split(',').includes(c.transport)));
   const servers = columns.map((c) => [c.name, c.connect] as const);
 
   const workers: Worker[] = [];
   const cleanup = async (): Promise<void> => {
     await Promise.all(workers.map((w) => w.proc.stop()));
     await embedded.stop();
-    await zk.close();
+    await zk?.close();
     await zkTls?.close();
     compiled?.dispose();
     if (tlsDir) rmSync(tlsDir, { recursive: true, force: true });
@@ -405,12 +415,12 @@ async function orchestrate(): Promise<void> {
         ['Tenure', transport === 'ws' ? 'tenure-ws' : 'tenure'],
         ['node-zookeeper-client', 'nzc'],
       ] as const) {
-        if (!CLIENTS_FOR[transport].includes(client)) continue;
+        if (!CLIENTS_FOR[transport].includes(client) || !wanted(client)) continue;
         const proc = nodeChild(`${client} → ${server}`, ['--role', 'worker', '--client', kind, ...common]);
         await proc.ask(undefined, 60_000);
         workers.push({ client, server, proc });
       }
-      if (useJava && compiled && CLIENTS_FOR[transport].includes('Java ZooKeeper 3.8')) {
+      if (useJava && compiled && CLIENTS_FOR[transport].includes('Java ZooKeeper 3.8') && wanted('Java ZooKeeper 3.8')) {
         // Over TLS: ZooKeeper's Netty client socket with the PKCS12 stores.
         const proc = await JavaProgram.start(
           {
@@ -564,6 +574,8 @@ function report(r: ReportInput): void {
   if (scpu) out.push(`embedded server CPU per getData (Tenure rounds): ${median(scpu).toFixed(2)} µs/op`);
   const scpuTls = r.serverCpu['getdata|Tenure|embedded (TLS)'];
   if (scpuTls) out.push(`embedded server CPU per getData over TLS (Tenure rounds): ${median(scpuTls).toFixed(2)} µs/op`);
+  const scpuWs = r.serverCpu['getdata|Tenure|embedded (WS)'];
+  if (scpuWs) out.push(`embedded server CPU per getData over WebSocket (Tenure rounds): ${median(scpuWs).toFixed(2)} µs/op`);
 
   // What TLS costs each client, on each server: TLS / TCP.
   const pairs: [string, ServerName, ServerName][] = [

@@ -11,7 +11,7 @@ import {
   type WebSocketTransport,
   type WebSocketTransportCoreOptions,
 } from './ws-transport.js';
-import type { WebSocketLike } from './websocket-like.js';
+import { batchingSends } from './batched-sends.js';
 
 export { createWebSocketTransport, DEFAULT_MAX_FRAME_BYTES } from './ws-transport.js';
 export type { WebSocketTransport, WebSocketTransportCoreOptions } from './ws-transport.js';
@@ -59,30 +59,4 @@ export function webSocket(urls: string | readonly string[], options: WebSocketTr
     },
     { maxFrameBytes },
   );
-}
-
-/**
- * Requests sent in one synchronous burst (e.g. Promise.all of many) leave in one writev, as on the
- * ZooKeeper transport: the socket under `ws` (its `_socket`, there once open; `ws` has no batching
- * call) is corked until the end of the microtask. Still one frame per message.
- */
-function batchingSends(socket: WebSocket): WebSocketLike {
-  const send = socket.send.bind(socket);
-  let corked: { uncork(): void } | undefined;
-  const release = (): void => {
-    const s = corked;
-    corked = undefined;
-    s?.uncork();
-  };
-  const like = socket as unknown as WebSocketLike;
-  like.send = (data: Uint8Array): void => {
-    const raw = (socket as unknown as { _socket?: { cork(): void; uncork(): void } | null })._socket;
-    if (corked === undefined && raw != null) {
-      raw.cork();
-      corked = raw;
-      queueMicrotask(release);
-    }
-    send(data);
-  };
-  return like;
 }

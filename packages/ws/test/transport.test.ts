@@ -102,6 +102,20 @@ describe('against the embedded server', () => {
     expect(rec.closes).toEqual([{ kind: 'client', message: 'closed by the client' }]);
   });
 
+  test('messages of every length encoding (7-bit, 16-bit, 64-bit) both ways, batched in one burst', async () => {
+    // One burst: the client's batch and the server's flush each carry messages of all three sizes.
+    const conn = await connected(url);
+    const sizes = [0, 1, 125 - 40, 200, 65_535 - 60, 70_000, 300_000];
+    const bodies = sizes.map((n, i) => Buffer.alloc(n, i + 1));
+    const created = await Promise.all(
+      bodies.map((data, i) => conn.send({ type: OpCode.create, path: `/len${i}`, data, acl: [...OPEN_ACL_UNSAFE], flags: 0 })),
+    );
+    expect(created.map((r) => r.err)).toEqual(sizes.map(() => 0));
+    const read = await Promise.all(sizes.map((_, i) => conn.send({ type: OpCode.getData, path: `/len${i}`, watch: false })));
+    expect(read.map((r) => (r.response as { data: Buffer }).data.equals(bodies[read.indexOf(r)]!))).toEqual(sizes.map(() => true));
+    conn.close();
+  });
+
   test('re-attach with the id and password; a wrong password is the zero-timeout answer', async () => {
     const first = await connected(url);
     const { sessionId, passwd } = first;

@@ -210,23 +210,3 @@ export function messageBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
   if (Array.isArray(data)) return Buffer.concat(data);
   return Buffer.from(data);
 }
-
-/**
- * Holds a `ws` socket's writes until the end of the current microtask so that the frames of one
- * server flush (one per message) leave in one writev, as the TCP listener's coalesced write does.
- * `ws` exposes no batching call; its socket (`_socket`, set once open) is corked from outside.
- */
-export function batchWrites(ws: WebSocket): () => void {
-  const socket = (ws as unknown as { _socket?: { cork(): void; uncork(): void } | null })._socket;
-  let corked = false;
-  const release = (): void => {
-    corked = false;
-    socket?.uncork();
-  };
-  return () => {
-    if (corked || socket == null) return;
-    corked = true;
-    socket.cork();
-    queueMicrotask(release);
-  };
-}

@@ -17,6 +17,7 @@ import { FrameReader, frame, InvalidArgumentError } from '@tenure/protocol';
 import type { Logger } from '../options.js';
 import type { BindOptions, WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 import { WebSocketEndpoint, frameProblem, messageBuffer } from './websocket-endpoint.js';
+import { encodeBinaryMessages, rawSocketOf } from './websocket-frames.js';
 
 export interface WebSocketGatewayOptions extends WebSocketEndpointOptions, BindOptions {
   /** ZooKeeper servers as `host:port` (`[v6]:port`), e.g. `['zk1:2181', 'zk2:2181']`. */
@@ -164,8 +165,14 @@ function carry(
       return;
     }
     const n = frames.length;
-    // The last frame's callback runs once everything before it is written: the time to resume.
-    for (let i = 0; i < n; i++) ws.send(frame(frames[i]!), i === n - 1 ? resumeTcp : undefined);
+    if (n === 0) return;
+    // One message per frame, all of one read in one socket write; its callback is the time to resume.
+    const raw = rawSocketOf(ws);
+    if (raw !== undefined) {
+      let bytes = 0;
+      for (let i = 0; i < n; i++) bytes += frames[i]!.length;
+      raw.write(encodeBinaryMessages(frames, bytes, true), resumeTcp);
+    } else for (let i = 0; i < n; i++) ws.send(frame(frames[i]!), i === n - 1 ? resumeTcp : undefined);
     if (ws.bufferedAmount > HIGH_WATER) tcp.pause();
   });
   function resumeTcp(): void {

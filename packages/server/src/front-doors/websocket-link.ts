@@ -2,14 +2,15 @@
  * A WebSocket as a wire session's link (wire-session.ts): one ZooKeeper frame per binary message
  * (websocket-endpoint.ts checks the shape). A message that is not exactly one frame closes the
  * connection (1002), as does a text message; a frame whose length announces more than
- * maxBufferBytes is reported to the session. The frames of one flush leave in one socket write
- * (the socket is corked until the end of the microtask). Failures map to close codes: bad input
+ * maxBufferBytes is reported to the session. The frames of one flush leave in one socket write:
+ * their messages are encoded into one buffer (websocket-frames.ts) and written under `ws`. Failures map to close codes: bad input
  * 1002, an internal failure 1011, a refused handshake 1013; a timeout or a vanished peer is
  * terminated.
  */
 import type { WebSocket } from 'ws';
 import type { PeerInfo } from './front-door.js';
-import { batchWrites, frameProblem, messageBuffer } from './websocket-endpoint.js';
+import { frameProblem, messageBuffer } from './websocket-endpoint.js';
+import { encodeBinaryMessages, rawSocketOf } from './websocket-frames.js';
 import { WireSession, type LinkFailure, type WireDoor, type WireLink } from './wire-session.js';
 
 /** A connection whose peer does not read stops being read once this much output is queued. */
@@ -26,8 +27,6 @@ const CLOSE_CODE: Record<LinkFailure, number | undefined> = {
 export class WebSocketLink implements WireLink {
   readonly remote: string;
   readonly session: WireSession;
-  /** Corks the socket until the end of the microtask: a flush's frames leave in one write. */
-  private readonly batch: () => void;
   private behind = false;
   private paused = false;
 
@@ -38,7 +37,6 @@ export class WebSocketLink implements WireLink {
     remotePort: number | undefined,
   ) {
     this.remote = `/${peer.address ?? '?'}:${remotePort ?? 0}`;
-    this.batch = batchWrites(ws);
     ws.binaryType = 'nodebuffer';
     this.session = new WireSession(door, this, peer);
     ws.on('message', (data, isBinary) => this.onMessage(messageBuffer(data), isBinary));
@@ -59,9 +57,10 @@ export class WebSocketLink implements WireLink {
     } else this.session.frames([data.subarray(4)]);
   }
 
-  write(frames: readonly Buffer[], _bytes: number): boolean {
-    this.batch();
-    for (let i = 0; i < frames.length; i++) this.ws.send(frames[i]!, this.afterWrite);
+  write(frames: readonly Buffer[], bytes: number): boolean {
+    const socket = rawSocketOf(this.ws);
+    if (socket !== undefined) socket.write(encodeBinaryMessages(frames, bytes), this.afterWrite);
+    else for (let i = 0; i < frames.length; i++) this.ws.send(frames[i]!, this.afterWrite);
     if (this.ws.bufferedAmount > WRITE_HIGH_WATER) this.behind = true;
     return this.behind;
   }
