@@ -35,7 +35,7 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
     await Promise.all(counts.map((c) => c.close()));
   });
 
-  it("AtomicLong: a read waits for this process's write in flight on the path (no sure conflict)", async () => {
+  it("AtomicLong: in-process contenders take turns: a read waits for the neighbour's write in flight", async () => {
     const proxy = await suite.faultProxy();
     const a = await suite.clients.open({ transport: zookeeper(proxy.connectString) });
     const b = await suite.clients.open();
@@ -47,7 +47,7 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
     const setDataSent = new Promise<void>((resolve) => (sent = resolve));
     const onStart = { start: (m: { op: string }): void => void (m.op === 'setData' && sent()) };
     channel.subscribe(onStart as never);
-    proxy.delay(300);
+    proxy.delay(100);
     const first = na.increment();
     await setDataSent;
     channel.unsubscribe(onStart as never);
