@@ -2,16 +2,22 @@
  * AtomicLong increments per second (succeeded ones): Tenure's AtomicLong against Apache Curator's
  * DistributedAtomicLong (Debian's libcurator-recipes-java, compiled here from
  * bench/java/CuratorCounterBench.java) on one real ZooKeeper in one run, uncontended (1 client)
- * and with 4 contenders (each with its own session, on one counter). Both sides retry conflicts
- * with the same policy, 10 retries 1 ms apart (Curator's RetryNTimes(10, 1)); a last row runs
- * Tenure's default conflictRetryPolicy(). Then Tenure on the embedded server, in-process.
+ * and with 4 contenders (each with its own session, on one counter; Curator's are 4 threads,
+ * Tenure's 4 clients in one process). Both sides retry conflicts with the same policy, 10 retries
+ * 1 ms apart (Curator's RetryNTimes(10, 1)); the contended row adds Tenure's default
+ * conflictRetryPolicy() (and `--policies same,default,jitter<k>,dephase,first0` more), and 4
+ * Tenure processes of one client each. Then Tenure on the embedded server, in-process.
  *
  *   npx tsx bench/counters.ts [--seconds 2] [--rounds 5] [--clients 4] [--warmup 2]
+ *     [--before <dir>] [--contended-only 1] [--no-processes 1]
  *
- * Median of `rounds` timed rounds after a warm-up, per case. Every case runs in its own process
- * (a fresh JVM for Curator, a fresh Node for Tenure), so no case inherits another's JIT state or
- * garbage. @tenure/* are imported from source (the script re-runs itself with a tsconfig that maps
- * them), so no build is needed.
+ * Rounds are interleaved: round r runs every column once, in a rotated order, each in a fresh
+ * process (a fresh JVM for Curator, a fresh Node for Tenure) after a warm-up; the median is shown.
+ * `--before <dir>`: a checkout of the code before a change (e.g. `git archive <commit> | tar -x`,
+ * node_modules linked), whose Tenure case runs as one more column. requests/inc: the requests
+ * ZooKeeper received (mntr's zk_packets_received) over the counter's gain, per process; Tenure's
+ * cases also count theirs on `tenure:client:request` during the warm-up (not the timed rounds).
+ * @tenure/* are imported from source (the script re-runs itself with a tsconfig that maps them).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
