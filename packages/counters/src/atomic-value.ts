@@ -13,6 +13,7 @@
  *    InterProcessMutex layout) within its `timeoutMs`, repeat step 1 under its `retryPolicy`
  *    (default one attempt), release. Writes under the lock are still version-checked, so writers
  *    that skip the lock stay safe.
+ * In one process, contenders on a path take turns at their attempts (local-turns.ts): timing only.
  * `succeeded: false` means nothing was written. A write whose connection went in flight is settled
  * by versionedWrite: proven not to have landed (tried again), or an OutcomeUnknownError.
  */
@@ -20,6 +21,7 @@ import { ClosedError, NoNodeError, TimeoutError, type Client, type RetryPolicy }
 import { Mutex } from '@tenure/locks';
 import { decodeOrZero, type FixedCodec } from './codecs.js';
 import { ONE_ATTEMPT, conflictRetryPolicy, pause } from './conflict-retry.js';
+import { inTurn } from './local-turns.js';
 import { ConnectionDrops, versionedWrite, type ReadMark } from './versioned-write.js';
 
 /** What an operation did (Curator's AtomicStats). */
@@ -55,6 +57,11 @@ export interface AtomicOptions {
   /** How conflicts are retried; default conflictRetryPolicy() (not the client's connection policy). */
   retryPolicy?: RetryPolicy;
   promotedToLock?: PromotedToLock;
+  /**
+   * This process's contenders on the path take turns at their attempts (default true): sharing an
+   * event loop they would step in time and conflict; other processes still race by version.
+   */
+  localTurns?: boolean;
 }
 
 type Attempt<T> = { kind: 'written'; pre: T; post: T } | { kind: 'conflict' | 'not-landed' | 'mismatch'; pre: T };
@@ -157,9 +164,13 @@ export class AtomicValue<T> implements AsyncDisposable {
   }
 
   private async writeNext(operation: string, next: (current: T) => T): Promise<Attempt<T>> {
-    const read = await this.read();
-    const value = this.codec.check(next(read.value), 'the new value');
-    return this.write(operation, read, value, this.codec.encode(value));
+    // In-process contenders take turns: racing each other, they would step in time and conflict.
+    const attempt = async (): Promise<Attempt<T>> => {
+      const read = await this.read();
+      const value = this.codec.check(next(read.value), 'the new value');
+      return this.write(operation, read, value, this.codec.encode(value));
+    };
+    return this.options.localTurns === false ? attempt() : inTurn(this.client, this.path, attempt);
   }
 
   /** setData with the version read (or `version`), or create when the node was missing. */

@@ -105,7 +105,8 @@ describe('AtomicLong', () => {
   it('4 contenders x 50 increments: the final value is exactly the number that succeeded; the default policy retries at once', async () => {
     setup();
     const cs = await clients.openMany(4, { retryPolicy: RetryPolicies.forever(1000) });
-    const longs = cs.map((c) => track(new AtomicLong(c, '/contended')));
+    // As contenders in separate processes: racing, not taking turns.
+    const longs = cs.map((c) => track(new AtomicLong(c, '/contended', { localTurns: false })));
     let succeeded = 0;
     let retried = 0;
     const t0 = performance.now();
@@ -124,6 +125,25 @@ describe('AtomicLong', () => {
     expect(succeeded).toBeGreaterThan(150);
     // Not the client's connection policy (1 s a retry).
     expect(performance.now() - t0).toBeLessThan(10_000);
+  });
+
+  it('4 contenders in one process take turns: 4 x 50 increments, each at its first try', async () => {
+    setup();
+    const cs = await clients.openMany(4);
+    const longs = cs.map((c) => track(new AtomicLong(c, '/turns')));
+    const tries = await Promise.all(
+      longs.map(async (n) => {
+        const t: number[] = [];
+        for (let i = 0; i < 50; i++) {
+          const r = await n.increment();
+          expect(r.succeeded).toBe(true);
+          t.push(r.stats.optimisticTries);
+        }
+        return t;
+      }),
+    );
+    expect(new Set(tries.flat())).toEqual(new Set([1]));
+    expect((await longs[0]!.get()).preValue).toBe(200n);
   });
 
   it('conflictRetryPolicy: 10 retries, the first at once, the rest within a few ms', () => {
@@ -159,6 +179,7 @@ describe('AtomicLong', () => {
     const options = {
       retryPolicy: RetryPolicies.none(),
       promotedToLock: { path: '/locks/n', timeoutMs: 10_000, retryPolicy: RetryPolicies.nTimes(3, 0) },
+      localTurns: false,
     };
     const longs = cs.map((c) => track(new AtomicLong(c, '/n', options)));
     let succeeded = 0;

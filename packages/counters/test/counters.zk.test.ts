@@ -1,4 +1,5 @@
 /** The counters on a real ZooKeeper 3.8: bytes, contention, a lost connection and an expired session. */
+import diagnostics from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expireSession, realZooKeeper, ZooKeeperSuite } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
@@ -32,6 +33,34 @@ describe.skipIf(!zk.available)('counters on ZooKeeper 3.8', () => {
     expect(seen.at(-1)).toBe(90);
     expect([...seen].sort((a, b) => a - b)).toEqual(seen); // in version order
     await Promise.all(counts.map((c) => c.close()));
+  });
+
+  it("AtomicLong: in-process contenders take turns: a read waits for the neighbour's write in flight", async () => {
+    const proxy = await suite.faultProxy();
+    const a = await suite.clients.open({ transport: zookeeper(proxy.connectString) });
+    const b = await suite.clients.open();
+    const [na, nb] = [new AtomicLong(a, '/zk/inflight'), new AtomicLong(b, '/zk/inflight')];
+    await na.forceSet(0n);
+    // Hold a's setData on the wire, and start b's increment while it is in flight.
+    const channel = diagnostics.tracingChannel<unknown, { op: string }>('tenure:client:request');
+    let sent!: () => void;
+    const setDataSent = new Promise<void>((resolve) => (sent = resolve));
+    const onStart = { start: (m: { op: string }): void => void (m.op === 'setData' && sent()) };
+    channel.subscribe(onStart as never);
+    proxy.delay(100);
+    const first = na.increment();
+    await setDataSent;
+    channel.unsubscribe(onStart as never);
+    const second = await nb.increment();
+    expect((await first).stats.optimisticTries).toBe(1);
+    // b read after a's write landed: one try, and a's value as its pre-value.
+    expect({ succeeded: second.succeeded, preValue: second.preValue, tries: second.stats.optimisticTries }).toEqual({
+      succeeded: true,
+      preValue: 1n,
+      tries: 1,
+    });
+    proxy.delay(0);
+    await Promise.all([na.close(), nb.close()]);
   });
 
   it('SharedCount survives a reset connection and an expired session: it re-reads and keeps its watch', async () => {
