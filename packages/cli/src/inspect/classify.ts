@@ -24,24 +24,12 @@ import type {
   LockNode,
   Participant,
   QueueInfo,
-  QueueNode,
   RecipeReport,
   ServiceInfo,
   ServiceInstanceInfo,
 } from './report.js';
-import { childPath, sequenceOf, type WalkResult, type WalkedNode } from './tree-walk.js';
-
-function queueNode(n: WalkedNode): QueueNode {
-  return {
-    name: n.name,
-    path: n.path,
-    sessionId: sessionHex(n.stat.ephemeralOwner),
-    data: decodeData(n.data),
-    fencingToken: n.stat.czxid.toString(),
-    ctime: n.stat.ctime,
-    sequence: sequenceOf(n.name),
-  };
-}
+import { childPath, type WalkResult, type WalkedNode } from './tree-walk.js';
+import { queueNode } from './queue-node.js';
 
 const since = (at: number, ctime: number): number => Math.max(0, at - ctime);
 

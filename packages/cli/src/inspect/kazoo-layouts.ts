@@ -13,7 +13,8 @@ import { KAZOO_CONTENDER, LEASE_HOLDER_NODE, decodeLeaseRecord, kazooContenders 
 import type { PartitionHolder, PartitionInfo, PartitionMember, TimedLeaseInfo } from './kazoo-report.js';
 import { decodeData, sessionHex } from './node-data.js';
 import type { LockInfo, LockNode } from './report.js';
-import { childPath, sequenceOf, type WalkResult, type WalkedNode } from './tree-walk.js';
+import { queueNode } from './queue-node.js';
+import { childPath, type WalkResult, type WalkedNode } from './tree-walk.js';
 
 /** A kazoo lock contender's name (not a group member, whatever its parent). */
 export function isKazooLockNode(name: string): boolean {
@@ -37,16 +38,7 @@ export function classifyKazoo(walk: WalkResult, nodes: ReadonlyMap<string, Walke
 
   const contendersOf = (dir: WalkedNode): WalkedNode[] =>
     kazooContenders(dir.children).flatMap((name) => nodes.get(childPath(dir.path, name)) ?? []);
-  const lockNode = (n: WalkedNode): LockNode => ({
-    name: n.name,
-    path: n.path,
-    sessionId: sessionHex(n.stat.ephemeralOwner),
-    data: decodeData(n.data),
-    fencingToken: n.stat.czxid.toString(),
-    ctime: n.stat.ctime,
-    sequence: sequenceOf(n.name),
-    kind: 'lock',
-  });
+  const lockNode = (n: WalkedNode): LockNode => ({ ...queueNode(n), kind: 'lock' });
 
   for (const dir of walk.nodes) {
     const queue = contendersOf(dir);
