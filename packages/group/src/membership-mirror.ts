@@ -5,7 +5,7 @@
  *
  * The cache's events are coalesced: every event of one turn of the event loop (one socket read
  * delivers many notifications, and their reads resolve together) marks the mirror dirty, and one
- * zero-delay timeout later (setImmediate is Node's only; the browser entry runs this too) one snapshot is built (O(n)) and handed to every member. A snapshot equal to
+ * `setImmediate` later one snapshot is built (O(n)) and handed to every member. A snapshot equal to
  * the last (same ids, same payload bytes) is not handed on.
  */
 import { IllegalStateError, type Client, type Logger, type WaitOptions } from '@tenure/client';
@@ -49,7 +49,7 @@ export class MembershipMirror {
   private readonly users = new Set<MirrorUser>();
   private current: SharedMembership = EMPTY;
   private dirty = false;
-  private pending: ReturnType<typeof setTimeout> | null = null;
+  private pending: ReturnType<typeof setImmediate> | null = null;
   private released = false;
   private starting: Promise<void> | null = null;
 
@@ -127,7 +127,7 @@ export class MembershipMirror {
     if (this.users.size > 0 || this.released) return;
     this.released = true;
     this.forget();
-    if (this.pending) clearTimeout(this.pending);
+    if (this.pending) clearImmediate(this.pending);
     this.pending = null;
     await this.cache.close();
   }
@@ -135,10 +135,10 @@ export class MembershipMirror {
   private markDirty(): void {
     this.dirty = true;
     if (this.pending || this.released) return;
-    this.pending = setTimeout(() => {
+    this.pending = setImmediate(() => {
       this.pending = null;
       this.flush();
-    }, 0);
+    });
   }
 
   private flush(): void {
