@@ -10,10 +10,8 @@
  *   leaves nothing behind.
  *
  * Membership is the children of `membershipPath`, mirrored by a TreeCache of depth 1 (one
- * persistent recursive watch, or one-shot watches on ZooKeeper 3.5), one per client and path,
- * shared by this process's members on that client (membership-mirror.ts): its events of one turn
- * of the event loop make one snapshot, shared read-only by every member. As in Curator, this
- * member is always in its own view, with its payload, even before its node exists.
+ * persistent recursive watch, or one-shot watches on ZooKeeper 3.5). As in Curator, this member
+ * is always in its own view, with its payload, even before its node exists.
  */
 import { EventEmitter } from 'eventemitter3';
 import {
@@ -26,11 +24,10 @@ import {
   type WaitOptions,
   InvalidArgumentError,
 } from '@tenure/client';
-import { EventStream, type TreeCacheOptions } from '@tenure/cache';
+import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { groupMembersChannel, type GroupMembersMessage } from './diagnostics.js';
-import { MembershipMirror, SharedMembership, sameMembership, type MirrorUser } from './membership-mirror.js';
 
 export type Membership = Map<string, Buffer>;
 
@@ -52,19 +49,9 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   readonly membershipPath: string;
   readonly memberId: string;
   private readonly node: PersistentNode;
-  private readonly client: Client;
-  private readonly persistentWatches: boolean | undefined;
-  private readonly cacheLogger: GroupMemberOptions['logger'];
-  /** The shared mirror, from start() until close(). */
-  private mirror: MembershipMirror | null = null;
-  private readonly user: MirrorUser = {
-    membership: (snapshot) => this.changed(snapshot),
-    error: (err) => this.emitSafely('error', err),
-  };
+  private readonly cache: TreeCache;
   private readonly stream = new EventStream<Membership>();
   private last: Membership | null = null;
-  /** Whether `last` is the mirror's own snapshot (not one with this member added). */
-  private lastShared = false;
   private readonly life: RecipeLifecycle;
   private readonly emitSafely: SafeEmit<GroupMemberEvents>;
 
@@ -81,11 +68,15 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     this.life = new RecipeLifecycle(`GroupMember ${memberId} of ${membershipPath}`);
     this.emitSafely = safeEmitter<GroupMemberEvents>(this, logger);
     this.node = new PersistentNode(client, { ...keep, logger, path: joinPath(membershipPath, memberId), data: payload });
-    this.client = client;
-    this.persistentWatches = persistentWatches;
-    this.cacheLogger = options.logger ?? client.childLogger({ recipe: 'groupMember', path: membershipPath });
+    this.cache = new TreeCache(client, membershipPath, { maxDepth: 1, persistentWatches, logger });
     this.node.on('conflict', (e) => this.emitSafely('conflict', e));
     this.node.on('error', (e) => this.emitSafely('error', e));
+    this.cache.on('error', (e) => this.emitSafely('error', e));
+    const changed = (): void => this.changed();
+    this.cache.on('initialized', changed);
+    this.cache.on('created', (n) => n.path !== membershipPath && changed());
+    this.cache.on('changed', (n) => n.path !== membershipPath && changed());
+    this.cache.on('deleted', (n) => n.path !== membershipPath && changed());
   }
 
   /**
@@ -94,17 +85,8 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
    */
   start(options: WaitOptions = {}): Promise<void> {
     return this.life.start(async () => {
-      // Acquired before the first await, so that a close() meanwhile releases it.
-      const mirror = (this.mirror = MembershipMirror.acquire(
-        this.client,
-        this.membershipPath,
-        this.persistentWatches,
-        this.cacheLogger,
-        this.user,
-      ));
       await this.node.start();
-      await mirror.started(options); // rejects once closed meanwhile (its cache was closed)
-      this.changed(mirror.snapshot());
+      await this.cache.start(options);
     });
   }
 
@@ -120,7 +102,11 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
 
   /** The membership as cached now: member id → payload. Always includes this member. */
   getCurrentMembers(): Membership {
-    const members: Membership = new Map(this.mirror?.initialized ? this.mirror.snapshot() : []);
+    const members: Membership = new Map();
+    for (const name of this.cache.children(this.membershipPath) ?? []) {
+      const n = this.cache.get(joinPath(this.membershipPath, name));
+      if (n) members.set(name, n.data);
+    }
     if (!members.has(this.memberId)) members.set(this.memberId, this.node.getData());
     return members;
   }
@@ -135,7 +121,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     return path.slice(path.lastIndexOf('/') + 1);
   }
 
-  /** Membership snapshots (shared and read-only; copy one to change it): the current one first (once loaded), then one per change, until close or `signal`. */
+  /** Membership snapshots: the current one first (once loaded), then one per change, until close or `signal`. */
   snapshots(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<Membership> {
     return this.stream.subscribe(options.signal, this.last ? [this.last] : []);
   }
@@ -147,9 +133,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   /** Leaves the group (our node is deleted) and stops following it; every watch is removed. */
   close(): Promise<void> {
     return this.life.close(async () => {
-      const mirror = this.mirror;
-      this.mirror = null;
-      if (mirror) await mirror.release(this.user);
+      await this.cache.close();
       await this.node.close();
       this.stream.end();
     });
@@ -159,16 +143,11 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     return this.close();
   }
 
-  /** A new snapshot of the mirror: emitted once per real change of this member's view. */
-  private changed(snapshot: SharedMembership): void {
-    if (!this.life.isStarted || !this.mirror?.initialized) return;
-    const shared = snapshot.has(this.memberId);
-    const now: Membership = shared ? snapshot : SharedMembership.of([...snapshot, [this.memberId, this.node.getData()]]);
-    if (this.last === now) return;
-    // Two different snapshots of the mirror always differ (it keeps the old one when nothing changed).
-    if (this.last && !(shared && this.lastShared) && sameMembership(this.last, now)) return;
+  private changed(): void {
+    if (!this.cache.initialized || !this.life.isStarted) return;
+    const now = this.getCurrentMembers();
+    if (this.last && sameMembership(this.last, now)) return;
     this.last = now;
-    this.lastShared = shared;
     this.stream.push(now);
     if (groupMembersChannel.hasSubscribers)
       groupMembersChannel.publish({
@@ -178,4 +157,13 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
       } satisfies GroupMembersMessage);
     this.emitSafely('change', now);
   }
+}
+
+function sameMembership(a: Membership, b: Membership): boolean {
+  if (a.size !== b.size) return false;
+  for (const [id, payload] of a) {
+    const other = b.get(id);
+    if (other === undefined || !other.equals(payload)) return false;
+  }
+  return true;
 }
