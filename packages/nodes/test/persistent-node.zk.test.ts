@@ -66,10 +66,13 @@ describe.skipIf(!zk.available)('PersistentNode on a ZooKeeper 3.8 ensemble', () 
     const path = node.actualPath!;
     expect(path).toMatch(/^\/zdel\/_c_[0-9a-f-]{36}-m-\d{10}$/);
     for (let i = 0; i < 2; i++) {
+      // The admin may be on another server of the ensemble: sync before reading what the node's client wrote.
+      await admin.sync(path);
       const before = (await admin.exists(path))!.czxid;
       const recreated = nextEvent(node, 'created', undefined, { timeoutMs: 5000 });
       await admin.delete(path);
       await recreated;
+      await admin.sync(path);
       expect((await admin.exists(path))!.czxid).toBeGreaterThan(before);
     }
     expect(await kids('/zdel')).toEqual([path.slice('/zdel/'.length)]);
