@@ -44,6 +44,7 @@ import {
   type SafeEmit,
   type WaitOptions,
   type WatchEvent,
+  channelOf,
 } from '@tenure/client';
 import { KazooLock, hostName, uuidHex, type Lease } from '@tenure/locks';
 import { joinPath, validatePath } from '@tenure/protocol';
@@ -65,11 +66,8 @@ export interface PartitionMessage {
   readonly items: readonly string[];
 }
 
-// Looked up at run time (no `node:` import), so browsers bundle this module; none there.
-const partitionChannel = (
-  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
-    { channel(name: string): { readonly hasSubscribers: boolean; publish(message: unknown): void } } | undefined
-)?.channel(PARTITION_CHANNEL);
+// The client's browser-safe channel lookup (silent where there is no diagnostics_channel).
+const partitionChannel = channelOf(PARTITION_CHANNEL);
 
 /** kazoo's PartitionState, in lower case. */
 export type Allocation = 'allocating' | 'acquired' | 'release' | 'failure';
@@ -422,7 +420,7 @@ export class SetPartitioner extends EventEmitter<SetPartitionerEvents> implement
     if (this.current === next || this.current === 'failure') return;
     this.current = next;
     for (const wake of this.waiters) wake();
-    if (partitionChannel?.hasSubscribers) {
+    if (partitionChannel.hasSubscribers) {
       partitionChannel.publish({
         path: this.path,
         identifier: this.identifier,

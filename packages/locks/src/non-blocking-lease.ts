@@ -21,7 +21,16 @@
  * Time is the writers' wall clocks (the client's clock, as the embedded server turns it into wall
  * time): leases are only as exact as those clocks are synchronised.
  */
-import { InvalidArgumentError, NoNodeError, TenureError, systemClock, type Client, type Clock, type WaitOptions } from '@tenure/client';
+import {
+  InvalidArgumentError,
+  NoNodeError,
+  TenureError,
+  systemClock,
+  type Client,
+  type Clock,
+  type WaitOptions,
+  channelOf,
+} from '@tenure/client';
 import { validatePath } from '@tenure/protocol';
 import { KazooLock } from './kazoo-lock.js';
 
@@ -37,11 +46,8 @@ export interface LeaseAttemptMessage {
   readonly endsAt: Date;
 }
 
-// Looked up at run time (no `node:` import), so browsers bundle this module; none there.
-const timedLeaseChannel = (
-  (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:diagnostics_channel') as
-    { channel(name: string): { readonly hasSubscribers: boolean; publish(message: unknown): void } } | undefined
-)?.channel(TIMED_LEASE_CHANNEL);
+// The client's browser-safe channel lookup (silent where there is no diagnostics_channel).
+const timedLeaseChannel = channelOf(TIMED_LEASE_CHANNEL);
 
 /** kazoo's `NonBlockingLease._version`. */
 export const LEASE_RECORD_VERSION = 1;
@@ -109,7 +115,7 @@ export const MultiNonBlockingLease = {
 
 async function attempt(client: Client, path: string, durationMs: number, options: LeaseOptions, identifier: string): Promise<LeaseResult> {
   const result = await attemptOnce(client, path, durationMs, options, identifier);
-  if (timedLeaseChannel?.hasSubscribers) timedLeaseChannel.publish({ path, identifier, ...result } satisfies LeaseAttemptMessage);
+  if (timedLeaseChannel.hasSubscribers) timedLeaseChannel.publish({ path, identifier, ...result } satisfies LeaseAttemptMessage);
   return result;
 }
 
