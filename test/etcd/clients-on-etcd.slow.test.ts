@@ -4,42 +4,20 @@
  * in the connect string, landing at 90; kazoo (python3-kazoo: nodes, versions, a watch, a
  * transaction, its Lock recipe, its Counter) against the other. JVM and Python start-ups make this a slow file.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '@tenure/client';
 import { TenureServerProcess, TestingEtcd } from '@tenure/testing';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from '../interop/java.js';
+import { ZKCLI, zkCli } from '../interop/zkcli.js';
 
-const ZKCLI = '/usr/share/zookeeper/bin/zkCli.sh';
 const PYTHON = '/usr/bin/python3';
 const KAZOO_SCRIPT = fileURLToPath(new URL('../interop/kazoo/tenure_server_check.py', import.meta.url));
 const WORKER = fileURLToPath(new URL('../interop/java/CuratorLockWorker.java', import.meta.url));
 const java = javaToolchain();
 const hasKazoo = existsSync(PYTHON) && existsSync('/usr/lib/python3/dist-packages/kazoo/__init__.py');
-
-function zkCli(server: string, commands: string[], timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [ZKCLI, '-server', server], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, JVMFLAGS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -Xmx128m' },
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`zkCli.sh did not finish within ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(output);
-    });
-    child.stdin.end(commands.join('\n') + '\n');
-  });
-}
 
 describe('real clients on two tenure-server front ends over one etcd', () => {
   let etcd: TestingEtcd;
