@@ -9,9 +9,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '@tenure/client';
-import { TenureServerProcess, TestingEtcd } from '@tenure/testing';
+import type { TenureServerProcess } from '@tenure/testing';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from '../interop/java.js';
 import { ZKCLI, zkCli } from '../interop/zkcli.js';
+import { startFrontEnds, type FrontEnds } from './front-ends.js';
 
 const PYTHON = '/usr/bin/python3';
 const KAZOO_SCRIPT = fileURLToPath(new URL('../interop/kazoo/tenure_server_check.py', import.meta.url));
@@ -20,22 +21,16 @@ const java = javaToolchain();
 const hasKazoo = existsSync(PYTHON) && existsSync('/usr/lib/python3/dist-packages/kazoo/__init__.py');
 
 describe('real clients on two tenure-server front ends over one etcd', () => {
-  let etcd: TestingEtcd;
+  let frontEnds: FrontEnds;
   let a: TenureServerProcess;
   let b: TenureServerProcess;
 
   beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-    const args = ['--etcd', etcd.endpoint, '--etcd-prefix', '/clients', '--tick-time', '1000'];
-    [a, b] = await Promise.all([TenureServerProcess.start({ args }), TenureServerProcess.start({ args })]);
+    frontEnds = await startFrontEnds('/clients');
+    [a, b] = frontEnds.servers as [TenureServerProcess, TenureServerProcess];
   }, 60_000);
   afterAll(async () => {
-    for (const s of [a, b]) {
-      const stopped = await s?.stop();
-      expect(stopped?.code).toBe(0);
-      expect(s.logs.filter((l) => l.level >= 50)).toEqual([]);
-    }
-    await etcd?.close();
+    await frontEnds?.stop();
   });
 
   test.skipIf(!existsSync(ZKCLI))(
@@ -77,7 +72,7 @@ describe('real clients on two tenure-server front ends over one etcd', () => {
     'Curator: InterProcessMutex, 3 clients x 30 increments over both front ends, lands at 90',
     async () => {
       const compiled: CompiledJava = await compileJava([WORKER]);
-      const both = `${a.connectString},${b.connectString}`;
+      const both = frontEnds.connectString;
       const curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorLockWorker', args: [both] }, /^ready$/);
       try {
         const client = createClient({ connectString: b.connectString });

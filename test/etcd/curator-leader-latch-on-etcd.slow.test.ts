@@ -9,8 +9,9 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TenureServerProcess, TestingEtcd } from '@tenure/testing';
+import type { TenureServerProcess } from '@tenure/testing';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from '../interop/java.js';
+import { startFrontEnds, type FrontEnds } from './front-ends.js';
 
 const java = javaToolchain();
 const SOURCE = fileURLToPath(new URL('../interop/leader-java/CuratorLatchHandover.java', import.meta.url));
@@ -47,23 +48,17 @@ function parseTerm(line: string): Term {
 }
 
 describe.skipIf(!java.available)('Curator LeaderLatch on two tenure-server front ends over one etcd', () => {
-  let etcd: TestingEtcd;
+  let frontEnds: FrontEnds;
   let a: TenureServerProcess;
   let b: TenureServerProcess;
   let compiled: CompiledJava;
 
   beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-    const args = ['--etcd', etcd.endpoint, '--etcd-prefix', '/latch', '--tick-time', '1000'];
-    [a, b, compiled] = await Promise.all([TenureServerProcess.start({ args }), TenureServerProcess.start({ args }), compileJava([SOURCE])]);
+    [frontEnds, compiled] = await Promise.all([startFrontEnds('/latch'), compileJava([SOURCE])]);
+    [a, b] = frontEnds.servers as [TenureServerProcess, TenureServerProcess];
   }, 120_000);
   afterAll(async () => {
-    for (const s of [a, b]) {
-      const stopped = await s?.stop();
-      expect(stopped?.code).toBe(0);
-      expect(s.logs.filter((l) => l.level >= 50)).toEqual([]);
-    }
-    await etcd?.close();
+    await frontEnds?.stop();
     compiled?.dispose();
   });
 

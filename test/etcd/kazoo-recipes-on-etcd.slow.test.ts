@@ -5,8 +5,9 @@
  * recipe asserts its line. Python and the recipes' own waits make this a slow file.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TenureServerProcess, TestingEtcd } from '@tenure/testing';
+import type { TenureServerProcess } from '@tenure/testing';
 import { LineProcess, hasKazoo, type Line } from '../interop/kazoo-process.js';
+import { startFrontEnds, type FrontEnds } from './front-ends.js';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 if (ci && !hasKazoo()) throw new Error('kazoo is missing: apt-get install python3-kazoo');
@@ -138,15 +139,12 @@ const RECIPES: [string, (r: Line) => void][] = [
 ];
 
 describe.skipIf(!hasKazoo())("kazoo's recipes on two tenure-server front ends over one etcd", () => {
-  let etcd: TestingEtcd;
-  let a: TenureServerProcess;
-  let b: TenureServerProcess;
+  let frontEnds: FrontEnds;
   const results = new Map<string, Line>();
 
   beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-    const args = ['--etcd', etcd.endpoint, '--etcd-prefix', '/kazoo-recipes', '--tick-time', '1000'];
-    [a, b] = await Promise.all([TenureServerProcess.start({ args }), TenureServerProcess.start({ args })]);
+    frontEnds = await startFrontEnds('/kazoo-recipes');
+    const [a, b] = frontEnds.servers as [TenureServerProcess, TenureServerProcess];
     const kazoo = LineProcess.python('kazoo-recipes', 'recipes_check.py', [a.connectString, b.connectString, '/recipes']);
     try {
       await kazoo.next((l) => l.done === true, 300_000);
@@ -156,12 +154,7 @@ describe.skipIf(!hasKazoo())("kazoo's recipes on two tenure-server front ends ov
     for (const line of kazoo.lines) if (typeof line.recipe === 'string') results.set(line.recipe, line);
   }, 360_000);
   afterAll(async () => {
-    for (const s of [a, b]) {
-      const stopped = await s?.stop();
-      expect(stopped?.code).toBe(0);
-      expect(s.logs.filter((l) => l.level >= 50)).toEqual([]);
-    }
-    await etcd?.close();
+    await frontEnds?.stop();
   });
 
   test.each(RECIPES)('%s', (name, check) => {
