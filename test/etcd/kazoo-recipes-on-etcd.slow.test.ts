@@ -2,16 +2,18 @@
  * kazoo's whole recipe set (python3-kazoo 2.8) on two tenure-server front ends over one etcd
  * (`--etcd`): each recipe's kazoo clients alternate between the front ends. One python script
  * (test/interop/kazoo/recipes_check.py) runs every recipe and prints one JSON line each; a test per
- * recipe asserts its line. Python and the recipes' own waits make this a slow file.
+ * recipe asserts its line. The same script and assertions run on ZooKeeper 3.8 first, the reference
+ * that says these are ZooKeeper's answers. Python and the recipes' own waits make this a slow file.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { TenureServerProcess } from '@tenure/testing';
+import { TestingServer, realZooKeeper } from '@tenure/testing';
 import { LineProcess, hasKazoo, type Line } from '../interop/kazoo-process.js';
 import { startFrontEnds, type FrontEnds } from './front-ends.js';
 
 const ci = process.env.CI === 'true' || process.env.CI === '1';
 if (ci && !hasKazoo()) throw new Error('kazoo is missing: apt-get install python3-kazoo');
 
+const zk = realZooKeeper();
 const sorted = (xs: unknown): unknown[] => [...(xs as unknown[])].sort();
 
 /** What each recipe's line must say. */
@@ -138,14 +140,40 @@ const RECIPES: [string, (r: Line) => void][] = [
   ],
 ];
 
-describe.skipIf(!hasKazoo())("kazoo's recipes on two tenure-server front ends over one etcd", () => {
-  let frontEnds: FrontEnds;
+/** Where the script runs: two ZooKeeper servers (or front ends) of one namespace, and how to stop them. */
+interface Target {
+  hosts: [string, string];
+  stop(): Promise<void>;
+}
+
+const TARGETS: { name: string; skip: boolean; start: () => Promise<Target> }[] = [
+  {
+    name: 'ZooKeeper 3.8 (the reference; both hosts one server)',
+    skip: !zk.available,
+    start: async () => {
+      const server = await TestingServer.start();
+      return { hosts: [server.connectString, server.connectString], stop: () => server.close() };
+    },
+  },
+  {
+    name: 'two tenure-server front ends over one etcd',
+    skip: false,
+    start: async () => {
+      const frontEnds: FrontEnds = await startFrontEnds('/kazoo-recipes');
+      const [a, b] = frontEnds.servers.map((s) => s.connectString) as [string, string];
+      return { hosts: [a, b], stop: () => frontEnds.stop() };
+    },
+  },
+];
+
+describe.skipIf(!hasKazoo()).each(TARGETS)("kazoo's recipes on $name", ({ skip, start }) => {
+  let target: Target | undefined;
   const results = new Map<string, Line>();
 
   beforeAll(async () => {
-    frontEnds = await startFrontEnds('/kazoo-recipes');
-    const [a, b] = frontEnds.servers as [TenureServerProcess, TenureServerProcess];
-    const kazoo = LineProcess.python('kazoo-recipes', 'recipes_check.py', [a.connectString, b.connectString, '/recipes']);
+    if (skip) return;
+    target = await start();
+    const kazoo = LineProcess.python('kazoo-recipes', 'recipes_check.py', [...target.hosts, '/recipes']);
     try {
       await kazoo.next((l) => l.done === true, 300_000);
     } finally {
@@ -154,10 +182,10 @@ describe.skipIf(!hasKazoo())("kazoo's recipes on two tenure-server front ends ov
     for (const line of kazoo.lines) if (typeof line.recipe === 'string') results.set(line.recipe, line);
   }, 360_000);
   afterAll(async () => {
-    await frontEnds?.stop();
+    await target?.stop();
   });
 
-  test.each(RECIPES)('%s', (name, check) => {
+  test.skipIf(skip).each(RECIPES)('%s', (name, check) => {
     const line = results.get(name);
     expect(line, `no line for ${name}`).toBeDefined();
     expect(line!.error, String(line!.trace)).toBeUndefined();
