@@ -117,10 +117,12 @@ def recipe_rwlock(p):
 def recipe_semaphore(p):
     inside = Inside()
     holders_seen = []
+    connected = threading.Barrier(4)
 
     def hold(i):
         c = client(i)
         s = c.Semaphore(p, "s%d" % i, max_leases=2)
+        connected.wait(60)  # all four contend, however slow the connects
         for _ in range(2):
             with s:
                 with inside:
@@ -233,7 +235,11 @@ def recipe_tree_cache(p):
     cond = threading.Condition()
     names = {TreeEvent.NODE_ADDED: "NODE_ADDED", TreeEvent.NODE_UPDATED: "NODE_UPDATED", TreeEvent.NODE_REMOVED: "NODE_REMOVED"}
 
+    initialized = threading.Event()
+
     def listener(event):
+        if event.event_type == TreeEvent.INITIALIZED:
+            initialized.set()
         if event.event_type in names and event.event_data.path != p:
             with cond:
                 data = event.event_data.data
@@ -246,7 +252,7 @@ def recipe_tree_cache(p):
 
     cache.listen(listener)
     cache.start()
-    time.sleep(0.5)
+    initialized.wait(20)
     # Each write through front end a waits for the event at front end b before the next one.
     a.create(p + "/x", b"one")
     until(1)
