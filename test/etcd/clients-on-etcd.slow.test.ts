@@ -4,60 +4,33 @@
  * in the connect string, landing at 90; kazoo (python3-kazoo: nodes, versions, a watch, a
  * transaction, its Lock recipe, its Counter) against the other. JVM and Python start-ups make this a slow file.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '@tenure/client';
-import { TenureServerProcess, TestingEtcd } from '@tenure/testing';
+import type { TenureServerProcess } from '@tenure/testing';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from '../interop/java.js';
+import { ZKCLI, zkCli } from '../interop/zkcli.js';
+import { startFrontEnds, type FrontEnds } from './front-ends.js';
 
-const ZKCLI = '/usr/share/zookeeper/bin/zkCli.sh';
 const PYTHON = '/usr/bin/python3';
 const KAZOO_SCRIPT = fileURLToPath(new URL('../interop/kazoo/tenure_server_check.py', import.meta.url));
 const WORKER = fileURLToPath(new URL('../interop/java/CuratorLockWorker.java', import.meta.url));
 const java = javaToolchain();
 const hasKazoo = existsSync(PYTHON) && existsSync('/usr/lib/python3/dist-packages/kazoo/__init__.py');
 
-function zkCli(server: string, commands: string[], timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [ZKCLI, '-server', server], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, JVMFLAGS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -Xmx128m' },
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`zkCli.sh did not finish within ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(output);
-    });
-    child.stdin.end(commands.join('\n') + '\n');
-  });
-}
-
 describe('real clients on two tenure-server front ends over one etcd', () => {
-  let etcd: TestingEtcd;
+  let frontEnds: FrontEnds;
   let a: TenureServerProcess;
   let b: TenureServerProcess;
 
   beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-    const args = ['--etcd', etcd.endpoint, '--etcd-prefix', '/clients', '--tick-time', '1000'];
-    [a, b] = await Promise.all([TenureServerProcess.start({ args }), TenureServerProcess.start({ args })]);
+    frontEnds = await startFrontEnds('/clients');
+    [a, b] = frontEnds.servers as [TenureServerProcess, TenureServerProcess];
   }, 60_000);
   afterAll(async () => {
-    for (const s of [a, b]) {
-      const stopped = await s?.stop();
-      expect(stopped?.code).toBe(0);
-      expect(s.logs.filter((l) => l.level >= 50)).toEqual([]);
-    }
-    await etcd?.close();
+    await frontEnds?.stop();
   });
 
   test.skipIf(!existsSync(ZKCLI))(
@@ -99,7 +72,7 @@ describe('real clients on two tenure-server front ends over one etcd', () => {
     'Curator: InterProcessMutex, 3 clients x 30 increments over both front ends, lands at 90',
     async () => {
       const compiled: CompiledJava = await compileJava([WORKER]);
-      const both = `${a.connectString},${b.connectString}`;
+      const both = frontEnds.connectString;
       const curator = await JavaProgram.start({ classpath: compiled.classpath, mainClass: 'CuratorLockWorker', args: [both] }, /^ready$/);
       try {
         const client = createClient({ connectString: b.connectString });

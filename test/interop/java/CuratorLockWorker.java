@@ -3,10 +3,13 @@
 // Compiled by test/interop/java.ts against Debian's libcurator-recipes-java. Reads commands on
 // stdin, answers on stdout (one line each); exits when stdin closes.
 //
-//   count <id> <lockPath> <counterPath> <clients> <n>  each of <clients> CuratorFrameworks does <n>
+//   count <id> <lockPath> <counterPath> <clients> <n> [tokens]
+//                                                     each of <clients> CuratorFrameworks does <n>
 //                                                     unsafe read-modify-write increments of
 //                                                     <counterPath> inside an InterProcessMutex
-//                                                     -> "counted <id> <total>"
+//                                                     -> "counted <id> <total>"; with "tokens", first
+//                                                     per hold "token <id> <valueRead> <czxid of the
+//                                                     lock node>" (its fencing token)
 //   hold <id> <kind> <path> [max]                      acquire and keep (kind: mutex, read, write,
 //                                                     smutex, semaphore) -> "held <id> <node>"
 //   try <id> <kind> <path> <timeoutMs> [max]           the same with a timeout
@@ -16,6 +19,8 @@
 //   release <id>                                       -> "released <id>"
 //   revoke <nodePath>                                  Revoker.attemptRevoke -> "revoke-sent"
 //   participants <path>                                -> "participants <name>,<name>,..."
+//   write <path> <data>                                create (with parents) or setData -> "wrote <path>"
+//   read <path>                                        sync, then getData -> "read <path> <data>"
 // Errors answer "error <id> <message>".
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -27,6 +32,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.data.Stat;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
@@ -77,7 +83,7 @@ public class CuratorLockWorker {
       if (a.length == 0 || a[0].isEmpty()) continue;
       try {
         switch (a[0]) {
-          case "count": start(() -> count(a[1], a[2], a[3], Integer.parseInt(a[4]), Integer.parseInt(a[5])), a[1]); break;
+          case "count": start(() -> count(a[1], a[2], a[3], Integer.parseInt(a[4]), Integer.parseInt(a[5]), a.length > 6 && a[6].equals("tokens")), a[1]); break;
           case "hold": start(() -> hold(a[1], a[2], a[3], -1, a.length > 4 ? Integer.parseInt(a[4]) : 1, false), a[1]); break;
           case "try": start(() -> hold(a[1], a[2], a[3], Long.parseLong(a[4]), a.length > 5 ? Integer.parseInt(a[5]) : 1, false), a[1]); break;
           case "revocable": start(() -> hold(a[1], "mutex", a[2], -1, 1, true), a[1]); break;
@@ -89,6 +95,8 @@ public class CuratorLockWorker {
           }
           case "revoke": Revoker.attemptRevoke(shared, a[1]); say("revoke-sent"); break;
           case "participants": say("participants " + String.join(",", new ArrayList<>(new InterProcessMutex(shared, a[1]).getParticipantNodes()))); break;
+          case "write": write(a[1], a[2]); break;
+          case "read": read(a[1]); break;
           case "quit": System.exit(0); break;
           default: say("error - unknown command " + a[0]);
         }
@@ -113,7 +121,22 @@ public class CuratorLockWorker {
     th.start();
   }
 
-  static void count(String id, String lockPath, String counterPath, int clients, int n) throws Exception {
+  static void write(String path, String text) throws Exception {
+    byte[] data = text.getBytes(StandardCharsets.UTF_8);
+    if (shared.checkExists().forPath(path) == null) shared.create().creatingParentsIfNeeded().forPath(path, data);
+    else shared.setData().forPath(path, data);
+    say("wrote " + path);
+  }
+
+  /** ZooKeeper's sync through the shared session first: the read sees every write committed before it. */
+  static void read(String path) throws Exception {
+    CountDownLatch synced = new CountDownLatch(1);
+    shared.getZookeeperClient().getZooKeeper().sync(path, (rc, p, ctx) -> synced.countDown(), null);
+    if (!synced.await(10, TimeUnit.SECONDS)) throw new IllegalStateException("sync timed out");
+    say("read " + path + " " + new String(shared.getData().forPath(path), StandardCharsets.UTF_8));
+  }
+
+  static void count(String id, String lockPath, String counterPath, int clients, int n, boolean tokens) throws Exception {
     List<Thread> threads = new ArrayList<>();
     List<Throwable> failures = new ArrayList<>();
     for (int i = 0; i < clients; i++) {
@@ -124,6 +147,10 @@ public class CuratorLockWorker {
             m.acquire();
             try {
               int v = Integer.parseInt(new String(c.getData().forPath(counterPath), StandardCharsets.UTF_8));
+              if (tokens) {
+                Stat node = c.checkExists().forPath(lockPath(m));
+                say("token " + id + " " + v + " " + (node == null ? -1 : node.getCzxid()));
+              }
               Thread.yield();
               c.setData().forPath(counterPath, Integer.toString(v + 1).getBytes(StandardCharsets.UTF_8));
             } finally {
