@@ -5,7 +5,7 @@
  * (python3-kazoo: nodes, versions, a watch, a transaction, its Lock recipe). JVM and Python
  * start-ups make this a slow file.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '@tenure/client';
 import { TenureServerProcess } from '@tenure/testing';
 import { compileJava, javaToolchain, JavaProgram, type CompiledJava } from './java.js';
+import { ZKCLI, zkCli } from './zkcli.js';
 
-const ZKCLI = '/usr/share/zookeeper/bin/zkCli.sh';
 const PYTHON = '/usr/bin/python3';
 const KAZOO_SCRIPT = fileURLToPath(new URL('./kazoo/tenure_server_check.py', import.meta.url));
 const WORKER = fileURLToPath(new URL('./java/CuratorLockWorker.java', import.meta.url));
@@ -27,29 +27,6 @@ function hasKazoo(): boolean {
   return existsSync(PYTHON) && existsSync('/usr/lib/python3/dist-packages/kazoo/__init__.py');
 }
 if (ci && !hasKazoo()) throw new Error('kazoo is missing: apt-get install python3-kazoo');
-
-/** zkCli.sh with `commands` on stdin; its stdout and stderr together (3.8 prints on both). */
-function zkCli(server: string, commands: string[], timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [ZKCLI, '-server', server], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, JVMFLAGS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -Xmx128m' },
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`zkCli.sh did not finish within ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve(output);
-    });
-    child.stdin.end(commands.join('\n') + '\n');
-  });
-}
 
 describe('real clients against the tenure-server process', () => {
   let server: TenureServerProcess;
