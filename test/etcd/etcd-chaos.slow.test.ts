@@ -76,8 +76,8 @@ describe('chaos on a 3-member etcd cluster', () => {
       // The engines' warnings (a broken watch, a failed write) go into the journal.
       const logger = {
         warn: (obj: unknown, msg?: string) => {
-          const o = obj as { reason?: unknown; err?: { message?: unknown } } | null;
-          note(`${name} engine: ${msg ?? ''} ${String(o?.reason ?? o?.err?.message ?? '')}`);
+          const o = obj as { reason?: string; err?: Error } | null;
+          note(`${name} engine: ${msg ?? ''} ${o?.reason ?? o?.err?.message ?? ''}`);
         },
       };
       const transport = etcdTransport(endpoints, { prefix: '/chaos', server: { logger } });
