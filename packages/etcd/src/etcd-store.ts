@@ -67,9 +67,11 @@ export class EtcdStore implements ReplicatedStore {
   private sink: StoreSink | undefined;
   private watchStream: ClientDuplexStream<Msg, Msg> | undefined;
   private keepAlive: ClientDuplexStream<Msg, Msg> | undefined;
-  /** When etcd last acknowledged a renewal of each session, and renewals sent but not yet acknowledged. */
+  /** When the last renewal of each session that etcd acknowledged was sent, and renewals sent but not yet acknowledged. */
   private readonly renewed = new Map<bigint, number>();
   private readonly renewing = new Map<bigint, number>();
+  /** One per unanswered renewal: fires shortly before the lease could expire (see renewSession). */
+  private readonly renewTimers = new Set<NodeJS.Timeout>();
   /** The front end each session was last served by (its session key's `f`). */
   private readonly owners = new Map<bigint, string>();
   private up = false;
@@ -445,6 +447,7 @@ export class EtcdStore implements ReplicatedStore {
 
   async createSession(timeoutMs: number): Promise<{ id: bigint; timeoutMs: number }> {
     const ttl = Math.max(2, Math.ceil(timeoutMs / 1000));
+    const asked = Date.now();
     const grant = await this.unavailableAs(() => this.rpc.call('lease', 'LeaseGrant', { TTL: String(ttl), ID: '0' }));
     if (grant['error']) throw new EtcdUnavailableError(`etcd LeaseGrant: ${JSON.stringify(grant['error'])}`);
     const id = BigInt(grant['ID'] as string);
@@ -453,13 +456,19 @@ export class EtcdStore implements ReplicatedStore {
       this.rpc.call('kv', 'Put', put(this.keys.session(id), Buffer.from(JSON.stringify({ t: granted, f: this.frontId })), id).request_put),
     );
     await this.appliedAt(BigInt((res['header'] as Msg)['revision'] as string));
-    this.renewed.set(id, Date.now());
+    this.renewed.set(id, asked);
     return { id, timeoutMs: granted };
   }
 
-  /** A re-attach here: the session key names this front end (one Put on the session's lease). */
+  /**
+   * A re-attach here: the session key names this front end (one Put on the session's lease). A
+   * session already served here costs nothing while etcd renewed its lease within the last third of
+   * its timeout; otherwise the Put proves the lease is still alive (a front end cut off from etcd
+   * must not let a client re-attach to a session etcd may have expired).
+   */
   async claimSession(id: bigint, timeoutMs: number): Promise<void> {
-    if (this.owners.get(id) === this.frontId) return;
+    const renewed = this.renewed.get(id);
+    if (this.owners.get(id) === this.frontId && renewed !== undefined && Date.now() - renewed < timeoutMs / 3) return;
     const value = Buffer.from(JSON.stringify({ t: timeoutMs, f: this.frontId }));
     const res = await this.unavailableAs(() => this.rpc.call('kv', 'Put', put(this.keys.session(id), value, id).request_put));
     await this.appliedAt(BigInt((res['header'] as Msg)['revision'] as string));
@@ -475,6 +484,14 @@ export class EtcdStore implements ReplicatedStore {
    * A keep-alive on the one LeaseKeepAlive stream. At most one per third of the timeout per session,
    * counted from the last renewal etcd acknowledged, and one in flight at a time (a renewal sent into
    * a stream that then broke is sent again at the next request or ping).
+   *
+   * A renewal still unanswered shortly before the lease could expire (the last acknowledged one's
+   * send time + the TTL, less a margin) means etcd is out of reach (a partition, no quorum): this
+   * front end stops vouching for its sessions, as a ZooKeeper server cut off from its quorum does.
+   * The watch restarts, every connection closes and handshakes are refused until etcd answers
+   * again, so a client goes SUSPENDED before its lease can expire, and never re-attaches here to a
+   * session etcd may already have expired. Pings are answered locally, so without this a cut-off
+   * front end would keep its clients CONNECTED past their sessions' end.
    */
   renewSession(id: bigint, timeoutMs: number): void {
     if (this.closed) return;
@@ -484,12 +501,31 @@ export class EtcdStore implements ReplicatedStore {
     const sent = this.renewing.get(id);
     if (sent !== undefined && now - sent < 1000) return;
     this.renewing.set(id, now);
+    const margin = Math.max(500, timeoutMs / 6);
+    const timer = setTimeout(
+      () => {
+        this.renewTimers.delete(timer);
+        const last = this.renewed.get(id);
+        // Answered since, or the session ended or moved to another front end: nothing to do.
+        if (this.closed || (last !== undefined && last >= now) || this.owners.get(id) !== this.frontId) return;
+        this.keepAlive?.cancel();
+        this.keepAlive = undefined;
+        this.renewing.clear();
+        const watch = this.watchStream;
+        this.restartWatch(`etcd did not answer a lease keep-alive within ${Date.now() - now} ms`);
+        watch?.cancel();
+      },
+      // At least half a second: a session renewed late (its client was away) still gets etcd's answer.
+      Math.max(500, (acked ?? now) + timeoutMs - margin - now),
+    );
+    this.renewTimers.add(timer);
     if (this.keepAlive === undefined) {
       const stream = this.rpc.lease['LeaseKeepAlive']!(this.rpc.metadata()) as ClientDuplexStream<Msg, Msg>;
       stream.on('data', (res: Msg) => {
         const lease = BigInt((res['ID'] as string | undefined) ?? '0');
+        const sentAt = this.renewing.get(lease);
         this.renewing.delete(lease);
-        if (Number(res['TTL'] ?? 0) > 0) this.renewed.set(lease, Date.now());
+        if (Number(res['TTL'] ?? 0) > 0 && sentAt !== undefined) this.renewed.set(lease, sentAt);
       });
       const drop = (): void => {
         if (this.keepAlive !== stream) return;
@@ -527,6 +563,8 @@ export class EtcdStore implements ReplicatedStore {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.retryTimer);
+    for (const t of this.renewTimers) clearTimeout(t);
+    this.renewTimers.clear();
     const waiting = this.waiters;
     this.waiters = [];
     for (const w of waiting) w.reject(new StoreUnavailableError('the etcd store is closed'));
