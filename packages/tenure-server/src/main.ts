@@ -94,6 +94,22 @@ export function serverOptions(
   };
 }
 
+/** The etcd store of these settings: TLS from the etcd.tls.* files, the compactor when etcd.compaction.retention is set. */
+function etcdStore(s: ServerSettings, endpoints: string[], logger: PinoLogger): EtcdStore {
+  const read = (key: string, file: string | undefined): Buffer | undefined => {
+    if (file === undefined) return undefined;
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new ConfigError(`cannot read ${key} ${file}: ${(err as Error).message}`, key);
+    }
+  };
+  const t = s.etcdTls;
+  const tls = t.ca === undefined && t.cert === undefined ? undefined : { ca: read('etcd.tls.ca', t.ca), cert: read('etcd.tls.cert', t.cert), key: read('etcd.tls.key', t.key) };
+  const compaction = s.etcdCompactionRetention === undefined ? undefined : { retention: s.etcdCompactionRetention, intervalMs: s.etcdCompactionIntervalMs };
+  return new EtcdStore(new EtcdRpc(endpoints, tls === undefined ? {} : { tls }), s.etcdPrefix, { logger, compaction });
+}
+
 /** What recovery found, for the `serving` line (zxids in ZooKeeper's hex). */
 function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
   const stats = server.storageStats;
@@ -132,10 +148,7 @@ export async function startServer(
   const server =
     settings.etcdEndpoints === undefined
       ? createEmbeddedServer(options)
-      : await createReplicatedServer(
-          new EtcdStore(new EtcdRpc(settings.etcdEndpoints), settings.etcdPrefix, { logger: logger.child({ component: 'etcd' }) }),
-          options,
-        );
+      : await createReplicatedServer(etcdStore(settings, settings.etcdEndpoints, logger.child({ component: 'etcd' })), options);
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
