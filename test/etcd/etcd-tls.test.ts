@@ -40,7 +40,7 @@ describe('TLS to etcd', () => {
     await t.close();
   });
 
-  it('a CA that does not sign etcd\'s certificate: a typed EtcdTlsError', async () => {
+  it("a CA that does not sign etcd's certificate: a typed EtcdTlsError", async () => {
     const t = etcdTransport(etcd.endpoint, { prefix: '/tls', tls: { ...certs.clientOptions('client'), ca: certs.pem['other-ca'].cert } });
     const err = await t.engineServer().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TenureError);

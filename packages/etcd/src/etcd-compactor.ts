@@ -121,7 +121,11 @@ export class EtcdCompactor {
   }
 
   private async compact(key: Buffer): Promise<void> {
-    const held = await this.rpc.call('kv', 'Txn', { compare: [{ key, target: 3, result: 0, value: Buffer.from(this.self) }], success: [], failure: [] });
+    const held = await this.rpc.call('kv', 'Txn', {
+      compare: [{ key, target: 3, result: 0, value: Buffer.from(this.self) }],
+      success: [],
+      failure: [],
+    });
     if (!held['succeeded']) {
       this.state = 'following';
       return;

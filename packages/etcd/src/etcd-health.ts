@@ -81,7 +81,9 @@ function fetchText(url: string, tls: EtcdTls | undefined): Promise<string> {
     const req = (secure ? httpsGet : httpGet)(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString()) : reject(new Error(`HTTP ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString()) : reject(new Error(`HTTP ${res.statusCode}`)),
+      );
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));

@@ -101,7 +101,9 @@ export class EtcdStore implements ReplicatedStore {
     this.maxRequestBytes = options.maxRequestBytes ?? 1.5 * 1024 * 1024;
     this.applyTimeoutMs = options.applyTimeoutMs ?? 10_000;
     this.compactor =
-      options.compaction === undefined ? undefined : new EtcdCompactor(rpc, this.keys.compactor, this.frontId, options.compaction, options.logger);
+      options.compaction === undefined
+        ? undefined
+        : new EtcdCompactor(rpc, this.keys.compactor, this.frontId, options.compaction, options.logger);
   }
 
   get reachable(): boolean {
@@ -127,9 +129,13 @@ export class EtcdStore implements ReplicatedStore {
   /** Warns (logger and HEALTH_CHANNEL) when etcd never compacts and the compactor is off, or its backend nears the quota. */
   private async checkHealth(): Promise<void> {
     try {
-      this.health = await probeEtcdHealth(this.rpc, { compactorOn: this.compactor !== undefined, tls: this.rpc.tls, key: Buffer.from(this.keys.meta) });
+      this.health = await probeEtcdHealth(this.rpc, {
+        compactorOn: this.compactor !== undefined,
+        tls: this.rpc.tls,
+        key: Buffer.from(this.keys.meta),
+      });
     } catch (err) {
-      this.options.logger?.warn({ err }, 'could not look at etcd\'s compaction and quota');
+      this.options.logger?.warn({ err }, "could not look at etcd's compaction and quota");
       return;
     }
     const h = this.health;

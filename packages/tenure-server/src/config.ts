@@ -261,7 +261,7 @@ export const KEYS: readonly ConfigKey[] = [
     key: 'etcd.tls.ca',
     flag: 'etcd-tls-ca',
     arg: 'file',
-    help: 'PEM CA bundle that signs etcd\'s certificates: TLS to etcd (https:// endpoints imply TLS)',
+    help: "PEM CA bundle that signs etcd's certificates: TLS to etcd (https:// endpoints imply TLS)",
     apply: (s, v) => void (s.etcdTls.ca = nonEmpty(v)),
   },
   {

@@ -105,8 +105,12 @@ function etcdStore(s: ServerSettings, endpoints: string[], logger: PinoLogger): 
     }
   };
   const t = s.etcdTls;
-  const tls = t.ca === undefined && t.cert === undefined ? undefined : { ca: read('etcd.tls.ca', t.ca), cert: read('etcd.tls.cert', t.cert), key: read('etcd.tls.key', t.key) };
-  const compaction = s.etcdCompactionRetention === undefined ? undefined : { retention: s.etcdCompactionRetention, intervalMs: s.etcdCompactionIntervalMs };
+  const tls =
+    t.ca === undefined && t.cert === undefined
+      ? undefined
+      : { ca: read('etcd.tls.ca', t.ca), cert: read('etcd.tls.cert', t.cert), key: read('etcd.tls.key', t.key) };
+  const compaction =
+    s.etcdCompactionRetention === undefined ? undefined : { retention: s.etcdCompactionRetention, intervalMs: s.etcdCompactionIntervalMs };
   return new EtcdStore(new EtcdRpc(endpoints, tls === undefined ? {} : { tls }), s.etcdPrefix, { logger, compaction });
 }
 

@@ -41,11 +41,15 @@ function health(port: number, tls: TestingEtcdOptions['tls']): Promise<boolean> 
   const files = tls === undefined ? {} : { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key) };
   const get = tls === undefined ? httpGet : httpsGet;
   return new Promise((resolve, reject) => {
-    const req = get(`${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/health`, { ...files, servername: '', timeout: 1000 }, (res) => {
-      let body = '';
-      res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true'));
-    });
+    const req = get(
+      `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/health`,
+      { ...files, servername: '', timeout: 1000 },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true'));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
   });
@@ -91,7 +95,9 @@ class EtcdMembers {
       `--data-dir=${m.dataDir}`,
       `--listen-client-urls=${scheme}://127.0.0.1:${m.clientPort}`,
       `--advertise-client-urls=${scheme}://127.0.0.1:${m.clientPort}`,
-      ...(tls === undefined ? [] : [`--cert-file=${tls.cert}`, `--key-file=${tls.key}`, `--trusted-ca-file=${tls.ca}`, '--client-cert-auth']),
+      ...(tls === undefined
+        ? []
+        : [`--cert-file=${tls.cert}`, `--key-file=${tls.key}`, `--trusted-ca-file=${tls.ca}`, '--client-cert-auth']),
       `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
       `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
       `--initial-cluster=${this.cluster()}`,
