@@ -227,8 +227,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   for (const w of warnings) logger.warn(w);
   if (settings.etcdEndpoints !== undefined) {
     logger.info(
-      { etcd: settings.etcdEndpoints, prefix: settings.etcdPrefix },
-      'the tree, sessions and sequence counters live in etcd; run etcd with --auto-compaction-*, a --quota-backend-bytes that fits and --max-txn-ops raised (see @tenure/etcd README)',
+      { etcd: settings.etcdEndpoints, prefix: settings.etcdPrefix, compactionRetention: settings.etcdCompactionRetention ?? 'off' },
+      'the tree, sessions and sequence counters live in etcd; run etcd with --auto-compaction-* (or set etcd.compaction.retention), a --quota-backend-bytes that fits and --max-txn-ops raised (see @tenure/etcd README)',
     );
   } else if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
 
