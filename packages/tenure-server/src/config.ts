@@ -564,7 +564,7 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
     throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
   if (s.etcdEndpoints !== undefined && s.dataDir !== undefined)
     throw new ConfigError('etcd.endpoints and dataDir are both set: with etcd the tree lives there, not in a data dir', 'etcd.endpoints');
-  if (s.etcdEndpoints === undefined && (given.some((k) => k.startsWith('etcd.')) || Object.keys(s.etcdTls).length > 0))
+  if (s.etcdEndpoints === undefined && given.some((k) => k.startsWith('etcd.')))
     warnings.push('etcd.* keys are set without etcd.endpoints: they are not used');
   if ((s.etcdTls.cert === undefined) !== (s.etcdTls.key === undefined))
     throw new ConfigError('etcd.tls.cert and etcd.tls.key go together: set both or neither', 'etcd.tls.cert');
