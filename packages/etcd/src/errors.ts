@@ -20,3 +20,9 @@ export class EtcdLayoutError extends TenureError {
     super('EtcdLayoutError', message);
   }
 }
+
+/** The TLS handshake with etcd failed (a CA that does not sign etcd's certificate, a client certificate etcd refuses). */
+export class EtcdTlsError extends EtcdUnavailableError {
+  override name = 'EtcdTlsError';
+  override readonly code = 'EtcdTlsError';
+}

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { InvalidArgumentError } from '@tenure/protocol';
-import { EtcdUnavailableError } from './errors.js';
+import { EtcdTlsError, EtcdUnavailableError } from './errors.js';
 
 export interface EtcdTls {
   /** PEM CA bundle that signs etcd's certificates. */
@@ -51,10 +51,20 @@ function parseEndpoint(url: string): { address: string; secure: boolean } {
   return { address: m[2]!, secure: m[1] === 'https' };
 }
 
+/** A failed call as a typed error; a TLS handshake refused (wrong CA, no client certificate) says so. */
+function unavailable(method: string, err: grpc.ServiceError): EtcdUnavailableError {
+  const details = err.details || err.message;
+  const tls = /certificate|ssl|tls|handshake|alert/i.test(details);
+  return tls
+    ? new EtcdTlsError(`etcd ${method}: the TLS handshake with etcd failed: ${details}`, err.code, { cause: err })
+    : new EtcdUnavailableError(`etcd ${method}: ${details}`, err.code, { cause: err });
+}
+
 export class EtcdRpc {
   readonly kv: Service;
   readonly watch: Service;
   readonly lease: Service;
+  readonly maintenance: Service;
   private readonly auth: Service;
   private token: string | undefined;
   private readonly callTimeoutMs: number;
@@ -95,8 +105,14 @@ export class EtcdRpc {
     this.kv = make('KV');
     this.watch = make('Watch');
     this.lease = make('Lease');
+    this.maintenance = make('Maintenance');
     this.auth = make('Auth');
     this.callTimeoutMs = options.callTimeoutMs ?? 5000;
+  }
+
+  /** The TLS options given (for the HTTP look at /metrics). */
+  get tls(): EtcdTls | undefined {
+    return this.options.tls;
   }
 
   /** Metadata of every call: the auth token, and `hasleader` so a member without a leader refuses rather than hangs. */
@@ -116,8 +132,8 @@ export class EtcdRpc {
     this.token = res['token'] as string;
   }
 
-  async call(service: 'kv' | 'lease', method: string, req: Msg, timeoutMs = this.callTimeoutMs): Promise<Msg> {
-    const svc = service === 'kv' ? this.kv : this.lease;
+  async call(service: 'kv' | 'lease' | 'maintenance', method: string, req: Msg, timeoutMs = this.callTimeoutMs): Promise<Msg> {
+    const svc = service === 'kv' ? this.kv : service === 'lease' ? this.lease : this.maintenance;
     try {
       return await this.unaryOnce(svc, method, req, timeoutMs);
     } catch (err) {
@@ -138,7 +154,7 @@ export class EtcdRpc {
     this.count(method);
     return new Promise<Msg>((resolve, reject) => {
       svc[method]!(req, this.metadata(), { deadline: Date.now() + timeoutMs }, (err, res) => {
-        if (err) reject(new EtcdUnavailableError(`etcd ${method}: ${err.details || err.message}`, err.code, { cause: err }));
+        if (err) reject(unavailable(method, err));
         else resolve(res);
       });
     });
@@ -148,6 +164,7 @@ export class EtcdRpc {
     this.kv.close();
     this.watch.close();
     this.lease.close();
+    this.maintenance.close();
     this.auth.close();
   }
 }

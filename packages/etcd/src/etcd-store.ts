@@ -12,6 +12,7 @@
  *   session key and its ephemerals live on the lease, so expiry deletes them in one revision.
  */
 import { createHmac, randomBytes } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import type {
   ChildrenRecord,
@@ -27,6 +28,8 @@ import { StoreLimitError, StoreUnavailableError } from '@tenure/server';
 import { EtcdLayoutError, EtcdUnavailableError } from './errors.js';
 import { decodeNode, encodeNode, isSessionOwner, KeyLayout, LAYOUT_VERSION, rootValue } from './key-layout.js';
 import type { EtcdRpc, Msg } from './etcd-rpc.js';
+import { EtcdCompactor, type EtcdCompactionOptions } from './etcd-compactor.js';
+import { probeEtcdHealth, type EtcdHealth } from './etcd-health.js';
 
 export interface EtcdStoreOptions {
   /** etcd's --max-txn-ops (compares and each branch). Default 128, etcd's default. */
@@ -35,8 +38,13 @@ export interface EtcdStoreOptions {
   maxRequestBytes?: number;
   /** How long a commit waits for the watch to deliver its revision before giving up. Default 10,000 ms. */
   applyTimeoutMs?: number;
-  logger?: { warn(obj: unknown, msg?: string): void } | undefined;
+  logger?: { warn(obj: unknown, msg?: string): void; info?(obj: unknown, msg?: string): void } | undefined;
+  /** The opt-in compactor (one elected engine per namespace compacts); absent: off. */
+  compaction?: EtcdCompactionOptions | undefined;
 }
+
+/** Where each engine publishes its start-up look at etcd's compaction and quota (EtcdHealth and the prefix). */
+export const HEALTH_CHANNEL = 'tenure:etcd:health';
 
 interface KeyRevs {
   create: bigint;
@@ -80,6 +88,10 @@ export class EtcdStore implements ReplicatedStore {
   private readonly maxTxnOps: number;
   private readonly maxRequestBytes: number;
   private readonly applyTimeoutMs: number;
+  /** The compactor, when on. */
+  readonly compactor: EtcdCompactor | undefined;
+  /** What the start-up look at etcd found (undefined until open, or if etcd did not answer it). */
+  health: EtcdHealth | undefined;
 
   constructor(
     private readonly rpc: EtcdRpc,
@@ -90,6 +102,10 @@ export class EtcdStore implements ReplicatedStore {
     this.maxTxnOps = options.maxTxnOps ?? 128;
     this.maxRequestBytes = options.maxRequestBytes ?? 1.5 * 1024 * 1024;
     this.applyTimeoutMs = options.applyTimeoutMs ?? 10_000;
+    this.compactor =
+      options.compaction === undefined
+        ? undefined
+        : new EtcdCompactor(rpc, this.keys.compactor, this.frontId, options.compaction, options.logger);
   }
 
   get reachable(): boolean {
@@ -107,7 +123,29 @@ export class EtcdStore implements ReplicatedStore {
     // etcd answered the load: reachable now; a Watch that then fails says otherwise.
     this.up = true;
     this.startWatch(snap.revision + 1n);
+    await this.checkHealth();
+    this.compactor?.start();
     return snap;
+  }
+
+  /** Warns (logger and HEALTH_CHANNEL) when etcd never compacts and the compactor is off, or its backend nears the quota. */
+  private async checkHealth(): Promise<void> {
+    try {
+      this.health = await probeEtcdHealth(this.rpc, {
+        compactorOn: this.compactor !== undefined,
+        tls: this.rpc.tls,
+        key: Buffer.from(this.keys.meta),
+      });
+    } catch (err) {
+      this.options.logger?.warn({ err }, "could not look at etcd's compaction and quota");
+      return;
+    }
+    const h = this.health;
+    const fields = { revision: h.revision.toString(), compacted: h.compacted, dbSize: h.dbSize, quotaBytes: h.quotaBytes ?? 'unknown' };
+    for (const w of h.warnings) this.options.logger?.warn(fields, w);
+    if (h.warnings.length === 0) this.options.logger?.info?.(fields, 'etcd compaction and quota');
+    const ch = channel(HEALTH_CHANNEL);
+    if (ch.hasSubscribers) ch.publish({ prefix: this.keys.prefix, ...h });
   }
 
   /** Creates the meta key and the root if absent; checks the layout version. */
@@ -573,6 +611,7 @@ export class EtcdStore implements ReplicatedStore {
     stream?.cancel();
     this.keepAlive?.cancel();
     this.keepAlive = undefined;
+    await this.compactor?.close();
     try {
       await this.rpc.call('kv', 'DeleteRange', { key: Buffer.from(this.keys.front(this.frontId)) }, 1000);
     } catch {

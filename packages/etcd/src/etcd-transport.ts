@@ -8,6 +8,8 @@ import type { ConnectParams, ConnectResult, ConnectionHandlers, Transport } from
 import { ConnectionLossError } from '@tenure/protocol';
 import { createReplicatedServer, type EmbeddedServer, type EmbeddedServerOptions } from '@tenure/server';
 import { EtcdRpc, type EtcdAuth, type EtcdTls } from './etcd-rpc.js';
+import type { EtcdCompactionOptions } from './etcd-compactor.js';
+import type { EtcdHealth } from './etcd-health.js';
 import { EtcdStore } from './etcd-store.js';
 
 export interface EtcdTransportOptions {
@@ -21,6 +23,11 @@ export interface EtcdTransportOptions {
   maxTxnOps?: number;
   /** etcd's --max-request-bytes, when raised. Default 1.5 MiB. */
   maxRequestBytes?: number;
+  /**
+   * Compact etcd from one elected engine of the namespace, keeping `retention` revisions (README
+   * "Compaction and quota"). Default: off (run etcd with --auto-compaction-* instead).
+   */
+  compaction?: EtcdCompactionOptions;
   /** ZooKeeper's server knobs for the in-process engine (tickMs, session bounds, containers, TTLs, superDigest…). */
   server?: Omit<EmbeddedServerOptions, 'dataDir' | 'name'>;
 }
@@ -34,6 +41,7 @@ export class EtcdTransport implements Transport {
   readonly prefix: string;
   private engine: Promise<EmbeddedServer> | undefined;
   private rpc: EtcdRpc | undefined;
+  private store: EtcdStore | undefined;
   private isClosed = false;
 
   constructor(
@@ -73,7 +81,13 @@ export class EtcdTransport implements Transport {
     const o = this.options;
     const rpc = new EtcdRpc(this.endpoints, { tls: o.tls, auth: o.auth });
     this.rpc = rpc;
-    const store = new EtcdStore(rpc, this.prefix, { maxTxnOps: o.maxTxnOps, maxRequestBytes: o.maxRequestBytes, logger: o.server?.logger });
+    const store = new EtcdStore(rpc, this.prefix, {
+      maxTxnOps: o.maxTxnOps,
+      maxRequestBytes: o.maxRequestBytes,
+      logger: o.server?.logger,
+      compaction: o.compaction,
+    });
+    this.store = store;
     return createReplicatedServer(store, {
       containerCheckIntervalMs: 1000,
       ...o.server,
@@ -89,6 +103,17 @@ export class EtcdTransport implements Transport {
    */
   etcdCalls(): Record<string, number> {
     return Object.fromEntries(this.rpc?.calls ?? []);
+  }
+
+  /** What the engine's start-up look at etcd found (compaction, quota, warnings); undefined before it started. */
+  health(): EtcdHealth | undefined {
+    return this.store?.health;
+  }
+
+  /** The compactor's state, when `compaction` is on and the engine has started. */
+  compaction(): { state: string; compactions: number; compactedTo: bigint } | undefined {
+    const c = this.store?.compactor;
+    return c === undefined ? undefined : { state: c.state, compactions: c.compactions, compactedTo: c.compactedTo };
   }
 
   /** The engine once started (for tests and introspection: sessions(), node(), zxid). */

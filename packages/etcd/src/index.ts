@@ -4,7 +4,9 @@
  * ReplicatedStore of @tenure/server that the transport (and a tenure-server front end) run on.
  */
 export { etcdTransport, EtcdTransport, ETCD_HOST, type EtcdTransportOptions } from './etcd-transport.js';
-export { EtcdStore, type EtcdStoreOptions } from './etcd-store.js';
+export { EtcdStore, HEALTH_CHANNEL, type EtcdStoreOptions } from './etcd-store.js';
+export { EtcdCompactor, type CompactorState, type EtcdCompactionOptions } from './etcd-compactor.js';
+export { probeEtcdHealth, QUOTA_WARN_RATIO, UNCOMPACTED_WARN_REVISION, type EtcdHealth } from './etcd-health.js';
 export { EtcdRpc, type EtcdAuth, type EtcdConnectOptions, type EtcdTls } from './etcd-rpc.js';
-export { EtcdLayoutError, EtcdUnavailableError } from './errors.js';
+export { EtcdLayoutError, EtcdTlsError, EtcdUnavailableError } from './errors.js';
 export { KeyLayout } from './key-layout.js';

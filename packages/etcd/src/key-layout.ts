@@ -7,6 +7,7 @@
  *   P/c<path>         the znode's children counter (child creates, decimal); mod_revision = pzxid
  *   P/s/<id hex>      one session {"t":timeoutMs}, on the session's lease (id = lease id)
  *   P/f/<front id>    one front end's marker: written with each of its commits and barriers
+ *   P/compactor       the elected compactor's front id, on its lease (only with the compactor on)
  *
  * Paths are stored as they are (UTF-8), so `etcdctl get --prefix P/n/locks` reads a subtree.
  */
@@ -40,6 +41,10 @@ export class KeyLayout {
   }
   front(id: string): string {
     return `${this.base}/f/${id}`;
+  }
+  /** The compactor's election key (on the elected engine's lease). */
+  get compactor(): string {
+    return `${this.base}/compactor`;
   }
 
   /** What a key is: a node, a children counter, a session, a front end's marker or the meta key. */

@@ -146,6 +146,7 @@ export class EmbeddedServer implements FrontDoor {
       connections: this.connections.open,
       clock,
       limits: this.connectionLimits,
+      shared: store !== undefined,
     });
     this.replica =
       store === undefined

@@ -48,6 +48,12 @@ export interface ServerSettings {
   etcdEndpoints: string[] | undefined;
   /** etcd.prefix (default /tenure). */
   etcdPrefix: string;
+  /** etcd.tls.ca / .cert / .key: PEM files for TLS to etcd (the CA; a client certificate and key when etcd asks for one). */
+  etcdTls: { ca?: string; cert?: string; key?: string };
+  /** etcd.compaction.retention: revisions kept by the elected compactor; absent: it is off. */
+  etcdCompactionRetention: number | undefined;
+  /** etcd.compaction.intervalMs: how often the compactor runs (default 60000). */
+  etcdCompactionIntervalMs: number;
   /** Absent: the transaction log goes in dataDir. */
   dataLogDir: string | undefined;
   snapCount: number;
@@ -106,6 +112,9 @@ export function defaultSettings(): ServerSettings {
     dataDir: undefined,
     etcdEndpoints: undefined,
     etcdPrefix: '/tenure',
+    etcdTls: {},
+    etcdCompactionRetention: undefined,
+    etcdCompactionIntervalMs: 60_000,
     dataLogDir: undefined,
     snapCount: 100_000,
     preAllocSize: 65_536,
@@ -247,6 +256,40 @@ export const KEYS: readonly ConfigKey[] = [
     arg: 'prefix',
     help: 'the key prefix of the namespace in etcd (default /tenure)',
     apply: (s, v) => void (s.etcdPrefix = nonEmpty(v)),
+  },
+  {
+    key: 'etcd.tls.ca',
+    flag: 'etcd-tls-ca',
+    arg: 'file',
+    help: "PEM CA bundle that signs etcd's certificates: TLS to etcd (https:// endpoints imply TLS)",
+    apply: (s, v) => void (s.etcdTls.ca = nonEmpty(v)),
+  },
+  {
+    key: 'etcd.tls.cert',
+    flag: 'etcd-tls-cert',
+    arg: 'file',
+    help: 'PEM client certificate for etcd (--client-cert-auth); with etcd.tls.key',
+    apply: (s, v) => void (s.etcdTls.cert = nonEmpty(v)),
+  },
+  {
+    key: 'etcd.tls.key',
+    flag: 'etcd-tls-key',
+    arg: 'file',
+    help: 'PEM key of etcd.tls.cert',
+    apply: (s, v) => void (s.etcdTls.key = nonEmpty(v)),
+  },
+  {
+    key: 'etcd.compaction.retention',
+    flag: 'etcd-compaction-retention',
+    arg: 'revisions',
+    help: 'compact etcd, keeping this many revisions, from one elected front end (default: off; run etcd with --auto-compaction-* instead)',
+    apply: (s, v) => void (s.etcdCompactionRetention = int(1)(v)),
+  },
+  {
+    key: 'etcd.compaction.intervalMs',
+    arg: 'ms',
+    help: 'how often the elected front end compacts (default 60000)',
+    apply: (s, v) => void (s.etcdCompactionIntervalMs = int(100)(v)),
   },
   {
     key: 'dataLogDir',
@@ -521,6 +564,10 @@ function check(s: ServerSettings, given: readonly string[]): string[] {
     throw new ConfigError(`webSocketPort ${s.webSocketPort} is the clientPort too: give it a port of its own`, 'webSocketPort');
   if (s.etcdEndpoints !== undefined && s.dataDir !== undefined)
     throw new ConfigError('etcd.endpoints and dataDir are both set: with etcd the tree lives there, not in a data dir', 'etcd.endpoints');
+  if (s.etcdEndpoints === undefined && given.some((k) => k.startsWith('etcd.')))
+    warnings.push('etcd.* keys are set without etcd.endpoints: they are not used');
+  if ((s.etcdTls.cert === undefined) !== (s.etcdTls.key === undefined))
+    throw new ConfigError('etcd.tls.cert and etcd.tls.key go together: set both or neither', 'etcd.tls.cert');
   if (s.dataLogDir !== undefined && s.dataDir === undefined)
     throw new ConfigError('dataLogDir is set without dataDir: set dataDir too (or neither, to run in memory)', 'dataLogDir');
   if (s.autopurge.snapRetainCount < 3) {

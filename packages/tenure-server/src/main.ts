@@ -94,6 +94,26 @@ export function serverOptions(
   };
 }
 
+/** The etcd store of these settings: TLS from the etcd.tls.* files, the compactor when etcd.compaction.retention is set. */
+function etcdStore(s: ServerSettings, endpoints: string[], logger: PinoLogger): EtcdStore {
+  const read = (key: string, file: string | undefined): Buffer | undefined => {
+    if (file === undefined) return undefined;
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new ConfigError(`cannot read ${key} ${file}: ${(err as Error).message}`, key);
+    }
+  };
+  const t = s.etcdTls;
+  const tls =
+    t.ca === undefined && t.cert === undefined
+      ? undefined
+      : { ca: read('etcd.tls.ca', t.ca), cert: read('etcd.tls.cert', t.cert), key: read('etcd.tls.key', t.key) };
+  const compaction =
+    s.etcdCompactionRetention === undefined ? undefined : { retention: s.etcdCompactionRetention, intervalMs: s.etcdCompactionIntervalMs };
+  return new EtcdStore(new EtcdRpc(endpoints, tls === undefined ? {} : { tls }), s.etcdPrefix, { logger, compaction });
+}
+
 /** What recovery found, for the `serving` line (zxids in ZooKeeper's hex). */
 function recoveredFields(server: EmbeddedServer): Record<string, unknown> {
   const stats = server.storageStats;
@@ -132,10 +152,7 @@ export async function startServer(
   const server =
     settings.etcdEndpoints === undefined
       ? createEmbeddedServer(options)
-      : await createReplicatedServer(
-          new EtcdStore(new EtcdRpc(settings.etcdEndpoints), settings.etcdPrefix, { logger: logger.child({ component: 'etcd' }) }),
-          options,
-        );
+      : await createReplicatedServer(etcdStore(settings, settings.etcdEndpoints, logger.child({ component: 'etcd' })), options);
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
@@ -210,8 +227,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   for (const w of warnings) logger.warn(w);
   if (settings.etcdEndpoints !== undefined) {
     logger.info(
-      { etcd: settings.etcdEndpoints, prefix: settings.etcdPrefix },
-      'the tree, sessions and sequence counters live in etcd; run etcd with --auto-compaction-*, a --quota-backend-bytes that fits and --max-txn-ops raised (see @tenure/etcd README)',
+      { etcd: settings.etcdEndpoints, prefix: settings.etcdPrefix, compactionRetention: settings.etcdCompactionRetention ?? 'off' },
+      'the tree, sessions and sequence counters live in etcd; run etcd with --auto-compaction-* (or set etcd.compaction.retention), a --quota-backend-bytes that fits and --max-txn-ops raised (see @tenure/etcd README)',
     );
   } else if (settings.dataDir === undefined) logger.info('no dataDir: the data is kept in memory and lost when the process stops');
 

@@ -4,7 +4,9 @@
  * style of TestingServer and TestingCluster. Never 2379: a system etcd may sit there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync, closeSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IllegalStateError, TimeoutError } from '@tenure/protocol';
@@ -17,6 +19,11 @@ export interface TestingEtcdOptions {
   binary?: string;
   /** How long a start may take. Default 20,000 ms. */
   startTimeoutMs?: number;
+  /**
+   * Serve clients over TLS (https://) with these PEM files, and require a client certificate
+   * signed by `ca` (etcd's --client-cert-auth). tls-certificates.ts makes a set.
+   */
+  tls?: { cert: string; key: string; ca: string };
 }
 
 interface Member {
@@ -29,14 +36,33 @@ interface Member {
 
 const DEFAULT_FLAGS = ['--max-txn-ops=4096'];
 
-async function healthy(port: number, timeoutMs: number, proc: () => ChildProcess | undefined): Promise<void> {
+/** GET /health: etcd's answer, over TLS with the client certificate when etcd serves TLS. */
+function health(port: number, tls: TestingEtcdOptions['tls']): Promise<boolean> {
+  const files = tls === undefined ? {} : { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key) };
+  const get = tls === undefined ? httpGet : httpsGet;
+  return new Promise((resolve, reject) => {
+    const req = get(
+      `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/health`,
+      { ...files, servername: '', timeout: 1000 },
+      (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true'));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+async function healthy(port: number, options: TestingEtcdOptions, proc: () => ChildProcess | undefined): Promise<void> {
+  const timeoutMs = options.startTimeoutMs ?? 20_000;
   const until = Date.now() + timeoutMs;
   for (;;) {
     const p = proc();
     if (p === undefined || p.exitCode !== null) throw new IllegalStateError(`etcd on port ${port} exited while starting`);
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok && ((await res.json()) as { health?: string }).health === 'true') return;
+      if (await health(port, options.tls)) return;
     } catch {
       // not up yet
     }
@@ -49,8 +75,12 @@ class EtcdMembers {
   constructor(
     readonly members: Member[],
     private readonly root: string,
-    private readonly options: TestingEtcdOptions,
+    readonly options: TestingEtcdOptions,
   ) {}
+
+  url(m: Member): string {
+    return `${this.options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${m.clientPort}`;
+  }
 
   private cluster(): string {
     return this.members.map((m) => `${m.name}=http://127.0.0.1:${m.peerPort}`).join(',');
@@ -58,11 +88,16 @@ class EtcdMembers {
 
   spawn(m: Member, state: 'new' | 'existing'): void {
     const log = openSync(join(this.root, `${m.name}.log`), 'a');
+    const tls = this.options.tls;
+    const scheme = tls === undefined ? 'http' : 'https';
     const args = [
       `--name=${m.name}`,
       `--data-dir=${m.dataDir}`,
-      `--listen-client-urls=http://127.0.0.1:${m.clientPort}`,
-      `--advertise-client-urls=http://127.0.0.1:${m.clientPort}`,
+      `--listen-client-urls=${scheme}://127.0.0.1:${m.clientPort}`,
+      `--advertise-client-urls=${scheme}://127.0.0.1:${m.clientPort}`,
+      ...(tls === undefined
+        ? []
+        : [`--cert-file=${tls.cert}`, `--key-file=${tls.key}`, `--trusted-ca-file=${tls.ca}`, '--client-cert-auth']),
       `--listen-peer-urls=http://127.0.0.1:${m.peerPort}`,
       `--initial-advertise-peer-urls=http://127.0.0.1:${m.peerPort}`,
       `--initial-cluster=${this.cluster()}`,
@@ -79,7 +114,7 @@ class EtcdMembers {
   }
 
   async waitHealthy(m: Member): Promise<void> {
-    await healthy(m.clientPort, this.options.startTimeoutMs ?? 20_000, () => m.process);
+    await healthy(m.clientPort, this.options, () => m.process);
   }
 
   async stop(m: Member, signal: NodeJS.Signals): Promise<void> {
@@ -129,9 +164,9 @@ export class TestingEtcd {
     return new TestingEtcd(m);
   }
 
-  /** The client URL, `http://127.0.0.1:<port>`. */
+  /** The client URL, `http://127.0.0.1:<port>` (`https://` with `tls`). */
   get endpoint(): string {
-    return `http://127.0.0.1:${this.m.members[0]!.clientPort}`;
+    return this.m.url(this.m.members[0]!);
   }
 
   get running(): boolean {
@@ -183,7 +218,7 @@ export class TestingEtcdCluster {
 
   /** Every member's client URL. */
   get endpoints(): string[] {
-    return this.m.members.map((x) => `http://127.0.0.1:${x.clientPort}`);
+    return this.m.members.map((x) => this.m.url(x));
   }
 
   get size(): number {

@@ -93,6 +93,10 @@ export function opAbbreviation(op: number): string {
   return OP_ABBREVIATIONS.get(op) ?? 'UNKN';
 }
 
+/** Over a shared store, what `dump` and `cons` cover, said in their answers. */
+const SHARED_NOTE = 'Sessions and ephemerals above: the whole namespace (every front end); connections: this front end only.';
+const CONS_SHARED_NOTE = 'Connections of this front end only; `dump` lists the sessions and ephemerals of the whole namespace.';
+
 const hex = (n: bigint | number): string => `0x${BigInt.asUintN(64, BigInt(n)).toString(16)}`;
 /** ZooKeeper prints averages as a Java double rounded to 4 places ("0.0", "19.3333"). */
 function avg(sum: number, count: number): string {
@@ -151,7 +155,9 @@ function dump(view: ServerIntrospection, l: ListenerStats): string {
   }
   let out = `SessionTracker dump:\nSession Sets (${buckets.size})/(${sessions.length}):\n`;
   for (const [at, ids] of [...buckets].sort((a, b) => a[0] - b[0])) {
-    out += `${ids.length} expire at ${at === 0 ? 'never' : new Date(at).toUTCString()}:\n`;
+    // In a shared store a session expires with its lease there, whichever server serves it.
+    const when = at !== 0 ? `at ${new Date(at).toUTCString()}` : view.shared ? 'with their leases in the shared store' : 'at never';
+    out += `${ids.length} expire ${when}:\n`;
     for (const id of ids) out += `\t${hex(id)}\n`;
   }
   const withEphemerals = sessions.filter((s) => s.ephemerals.length > 0);
@@ -163,6 +169,7 @@ function dump(view: ServerIntrospection, l: ListenerStats): string {
   const established = [...l.sockets].filter((c) => c.established);
   out += `Connections dump:\nConnections (${established.length}):\n`;
   for (const c of established) out += `\tip: ${c.remote} sessionId: ${hex(c.sessionId ?? 0n)}\n`;
+  if (view.shared) out += `${SHARED_NOTE}\n`;
   return out;
 }
 
@@ -210,7 +217,7 @@ export function answerFourLetterWord(word: string, view: ServerIntrospection, l:
     case 'cons': {
       let out = '';
       for (const c of l.sockets) out += connectionLine(c, false);
-      return `${out}\n`;
+      return view.shared ? `${out}${CONS_SHARED_NOTE}\n\n` : `${out}\n`;
     }
     case 'mntr':
       return mntr(view, l);

@@ -62,6 +62,8 @@ export interface IntrospectedState {
   readonly clock: Clock;
   /** Requests owed and traffic counts (connection-limits.ts). */
   readonly limits?: ConnectionLimits;
+  /** The tree and sessions live in a shared store (createReplicatedServer): sessions are the namespace's, connections this server's. */
+  readonly shared?: boolean;
 }
 
 export class ServerIntrospection {
@@ -69,6 +71,11 @@ export class ServerIntrospection {
 
   constructor(private readonly state: IntrospectedState) {
     this.config = state.config;
+  }
+
+  /** Whether sessions live in a shared store that several servers serve (their expiry is the store's lease, not this wheel). */
+  get shared(): boolean {
+    return this.state.shared === true;
   }
 
   /** The last zxid, which rises with every write and never goes back. */
