@@ -221,7 +221,9 @@ async function orchestrate(): Promise<void> {
 
     const drivers: Driver[] = [];
     for (let i = 0; i < DRIVERS; i++) {
-      const d = new Driver(spawn(process.execPath, [...process.execArgv, SELF, '--role', 'driver'], { stdio: ['pipe', 'pipe', 'inherit'] }));
+      const d = new Driver(
+        spawn(process.execPath, [...process.execArgv, SELF, '--role', 'driver'], { stdio: ['pipe', 'pipe', 'inherit'] }),
+      );
       held.push(d);
       await d.ask();
       drivers.push(d);
@@ -293,7 +295,10 @@ async function orchestrate(): Promise<void> {
       ...servers.flatMap((s) =>
         rounds
           .get(s.name)!
-          .map((m, i) => `  ${s.name.padEnd(14)} round ${i + 1}: ${ms(m.cpuPerSecond).padStart(9)}, ${mb(m.rssKb).padStart(6)}; ${load[s.name]![i]!}`),
+          .map(
+            (m, i) =>
+              `  ${s.name.padEnd(14)} round ${i + 1}: ${ms(m.cpuPerSecond).padStart(9)}, ${mb(m.rssKb).padStart(6)}; ${load[s.name]![i]!}`,
+          ),
       ),
       '',
       `${med('tenure-server', 'cpuPerSecond') <= med('ZooKeeper 3.8', 'cpuPerSecond') ? '✓' : '✗'} CPU/s with ${SESSIONS} sessions: ${ratio('cpuPerSecond')} (target ≤ 1.0×)`,
