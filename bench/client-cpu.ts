@@ -23,6 +23,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, median } from './case-rounds.js';
+import { cpuTimes } from './proc-stats.js';
 import { BENCH_TSCONFIG, rerunFromSource } from './run-from-source.js';
 
 rerunFromSource(import.meta.url);
@@ -96,6 +97,8 @@ class Worker {
 interface Sample {
   opsPerSec: number;
   cpuUsPerOp: number;
+  /** The kernel's share of cpuUsPerOp (stime of /proc/<pid>/stat). */
+  systemUsPerOp: number;
   readsPerOp: number;
   writesPerOp: number;
 }
@@ -120,17 +123,20 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const w of workers.map((_, i) => workers[(i + round) % workers.length]!)) {
         const io0 = syscalls(w.child.pid!);
+        const sys0 = cpuTimes(w.child.pid!).system;
         const [, ops, elapsed, cpu] = (await w.ask(`getdata ${SECONDS * 1000}`)).split(' ').map(Number) as [number, number, number, number];
         const io1 = syscalls(w.child.pid!);
+        const sys1 = cpuTimes(w.child.pid!).system;
         const s = {
           opsPerSec: ops / (elapsed / 1000),
           cpuUsPerOp: cpu / ops,
+          systemUsPerOp: ((sys1 - sys0) * 1e6) / ops,
           readsPerOp: (io1.reads - io0.reads) / ops,
           writesPerOp: (io1.writes - io0.writes) / ops,
         };
         samples.get(w.name)!.push(s);
         process.stderr.write(
-          `round ${round + 1}/${ROUNDS} ${w.name}: ${Math.round(s.opsPerSec)} ops/s, ${s.cpuUsPerOp.toFixed(2)} µs/op, ` +
+          `round ${round + 1}/${ROUNDS} ${w.name}: ${Math.round(s.opsPerSec)} ops/s, ${s.cpuUsPerOp.toFixed(2)} µs/op (${s.systemUsPerOp.toFixed(2)} system), ` +
             `${s.readsPerOp.toFixed(3)} reads/op, ${s.writesPerOp.toFixed(3)} writes/op\n`,
         );
       }
@@ -138,18 +144,18 @@ async function main(): Promise<void> {
     const loadAfter = loadavg();
     const med = (name: string, f: keyof Sample): number => median(samples.get(name)!.map((s) => s[f]));
     const row = (name: string): string =>
-      `| ${name.padEnd(22)} | ${Math.round(med(name, 'opsPerSec')).toLocaleString('en-US').padStart(9)} | ${med(name, 'cpuUsPerOp').toFixed(2).padStart(10)} | ${med(name, 'readsPerOp').toFixed(3).padStart(9)} | ${med(name, 'writesPerOp').toFixed(3).padStart(10)} |`;
+      `| ${name.padEnd(22)} | ${Math.round(med(name, 'opsPerSec')).toLocaleString('en-US').padStart(9)} | ${med(name, 'cpuUsPerOp').toFixed(2).padStart(10)} | ${med(name, 'systemUsPerOp').toFixed(2).padStart(12)} | ${med(name, 'readsPerOp').toFixed(3).padStart(9)} | ${med(name, 'writesPerOp').toFixed(3).padStart(10)} |`;
     const ratio = (f: keyof Sample, other = 'node-zookeeper-client'): string => `${(med('Tenure', f) / med(other, f)).toFixed(2)}×`;
     const ratioRow = (label: string, other: string): string =>
-      `| ${label.padEnd(22)} | ${(['opsPerSec', 'cpuUsPerOp', 'readsPerOp', 'writesPerOp'] as const).map((f, i) => ratio(f, other).padStart([9, 10, 9, 10][i]!)).join(' | ')} |`;
+      `| ${label.padEnd(22)} | ${(['opsPerSec', 'cpuUsPerOp', 'systemUsPerOp', 'readsPerOp', 'writesPerOp'] as const).map((f, i) => ratio(f, other).padStart([9, 10, 12, 9, 10][i]!)).join(' | ')} |`;
     console.log(
       [
         '',
         `bench/client-cpu.ts: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadAfter.map((x) => x.toFixed(2)).join(' ')} after`,
         `ZooKeeper 3.8 (Debian), pipelined getData, ${IN_FLIGHT} in flight, ${PAYLOAD}-byte payload; median of ${ROUNDS} interleaved ${SECONDS} s rounds (order rotated per round)`,
         '',
-        `| ${'client'.padEnd(22)} | ${'ops/s'.padStart(9)} | ${'CPU µs/op'.padStart(10)} | ${'reads/op'.padStart(9)} | ${'writes/op'.padStart(10)} |`,
-        `|${'-'.repeat(24)}|${'-'.repeat(11)}|${'-'.repeat(12)}|${'-'.repeat(11)}|${'-'.repeat(12)}|`,
+        `| ${'client'.padEnd(22)} | ${'ops/s'.padStart(9)} | ${'CPU µs/op'.padStart(10)} | ${'of it system'.padStart(12)} | ${'reads/op'.padStart(9)} | ${'writes/op'.padStart(10)} |`,
+        `|${'-'.repeat(24)}|${'-'.repeat(11)}|${'-'.repeat(12)}|${'-'.repeat(14)}|${'-'.repeat(11)}|${'-'.repeat(12)}|`,
         row('Tenure'),
         row('node-zookeeper-client'),
         ...(BASELINE ? [row('Tenure (baseline)')] : []),

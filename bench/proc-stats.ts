@@ -7,13 +7,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on every Linux build that matters). */
 const TICKS_PER_SECOND = 100;
 
-/** User + system CPU time of a process and all its threads so far, in seconds. */
-export function cpuSeconds(pid: number): number {
+/** User and system CPU time of a process and all its threads so far, in seconds. */
+export function cpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces: count fields from the closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of stat, i.e. 12 and 13 after the state (field 3).
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
+}
+
+/** User + system CPU time of a process and all its threads so far, in seconds. */
+export function cpuSeconds(pid: number): number {
+  const t = cpuTimes(pid);
+  return t.user + t.system;
 }
 
 /** VmRSS of a process, kB. */
