@@ -58,13 +58,6 @@ export function followingXid(xid: number): number {
 /** Below this many queued bytes a flush copies frames into one buffer; above it, writev via cork. */
 const COALESCE_BYTES = 64 * 1024;
 
-/**
- * While this many requests are on the wire unanswered, new ones wait and leave together once the
- * count falls below it (see `write`). Deep pipelines only: a server that has this many queued loses
- * nothing by receiving the next ones a few replies later, and shallower traffic is never held.
- */
-const HOLD_WHILE_ON_WIRE = 128;
-
 const EMPTY_PASSWD = Buffer.alloc(16);
 
 export interface ConnectionOptions {
@@ -112,8 +105,6 @@ class ZooKeeperConnection implements Connection {
   private outq: Buffer[] = [];
   private outBytes = 0;
   private flushScheduled = false;
-  /** Frames flushed to the socket and not yet answered (pings and auth included; the handshake not). */
-  private onWire = 0;
   private readonly flushBound = (): void => this.flush();
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort = (): void => this.fail({ kind: 'client', message: 'connect aborted' }, 'abort');
@@ -208,24 +199,17 @@ class ZooKeeperConnection implements Connection {
   }
 
   // Frames sent in one synchronous burst (e.g. Promise.all of many requests) leave in one write.
-  // While a deep pipeline is outstanding they wait for replies instead (onFrame flushes them once
-  // fewer than HOLD_WHILE_ON_WIRE are on the wire): a server that trickles its replies, one per
-  // read, would otherwise get one write per reply, a syscall per op. Requests of one session are
-  // answered in order, so a held request finishes no later than it would have behind the others.
   // Over TLS the flush waits for the end of the I/O phase: ZooKeeper's Netty server sends each
   // reply as its own TLS record, which Node delivers as its own 'data' event with microtasks run
   // in between, so a microtask flush would send one request (one record, one syscall) per reply.
   private write(bytes: Buffer): void {
     this.outq.push(bytes);
     this.outBytes += bytes.length;
-    if (this.onWire < HOLD_WHILE_ON_WIRE) this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    if (this.tls !== undefined) setImmediate(this.flushBound);
-    else queueMicrotask(this.flushBound);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      if (this.tls !== undefined) setImmediate(this.flushBound);
+      else queueMicrotask(this.flushBound);
+    }
   }
 
   private flush(): void {
@@ -235,7 +219,6 @@ class ZooKeeperConnection implements Connection {
     this.outq = [];
     this.outBytes = 0;
     if (this.state === CLOSED || q.length === 0) return;
-    this.onWire += q.length;
     if (q.length === 1) {
       this.socket.write(q[0]!);
     } else if (total <= COALESCE_BYTES) {
@@ -317,7 +300,6 @@ class ZooKeeperConnection implements Connection {
       throw new ProtocolError(`reply of ${payload.length} bytes is shorter than a reply header`);
     }
     const xid = payload.readInt32BE(0);
-    if (xid !== Xid.notification && --this.onWire < HOLD_WHILE_ON_WIRE && this.outq.length > 0) this.scheduleFlush();
     if (xid === Xid.notification) {
       const header = decodeReplyHeader(payload);
       const event = decodeWatcherEvent(payload, REPLY_HEADER_BYTES);
