@@ -16,14 +16,13 @@
  *   system) and its read and write system calls (syscr/syscw of /proc/<pid>/io, which count the
  *   socket's reads and writes), so that a change can be told apart as fewer syscalls or less JS.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg, median } from './case-rounds.js';
-import { cpuTimes } from './proc-stats.js';
+import { LineChild } from './line-child.js';
+import { cpuTimes, syscalls } from './proc-stats.js';
 import { BENCH_TSCONFIG, rerunFromSource } from './run-from-source.js';
 
 rerunFromSource(import.meta.url);
@@ -37,61 +36,19 @@ const WARMUP = Number(arg('warmup', '3'));
 const PATH = '/bench-client-cpu';
 const BASELINE = arg('baseline', '');
 
-/** Read and write system calls of a process so far. */
-function syscalls(pid: number): { reads: number; writes: number } {
-  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-  const field = (name: string): number => Number(new RegExp(`${name}: (\\d+)`).exec(io)?.[1] ?? NaN);
-  return { reads: field('syscr'), writes: field('syscw') };
-}
-
-/** One of bench/clients.ts's workers: one answer line per command. */
-class Worker {
-  private readonly lines: AsyncIterator<string>;
-  readonly child: ChildProcess;
-
-  constructor(
-    readonly name: string,
-    kind: string,
-    connectString: string,
-    checkout?: string,
-  ) {
-    const bench = checkout === undefined ? CLIENTS_BENCH : join(checkout, 'bench/clients.ts');
-    const tsconfig = checkout === undefined ? BENCH_TSCONFIG : join(checkout, 'bench/tsconfig.json');
-    this.child = spawn(
-      process.execPath,
-      [
-        ...process.execArgv,
-        bench,
-        '--role',
-        'worker',
-        '--client',
-        kind,
-        '--connect',
-        connectString,
-        '--path',
-        PATH,
-        '--payload',
-        String(PAYLOAD),
-        '--in-flight',
-        String(IN_FLIGHT),
-      ],
-      { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig } },
-    );
-    this.lines = createInterface({ input: this.child.stdout! })[Symbol.asyncIterator]();
-  }
-
-  async ask(command?: string): Promise<string> {
-    if (command !== undefined) this.child.stdin!.write(`${command}\n`);
-    const { value, done } = await this.lines.next();
-    if (done || (value as string).startsWith('error')) throw new Error(`${this.name}: ${done ? 'exited' : (value as string)}`);
-    return value as string;
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.stdin!.end();
-    await exited;
-  }
+/** One of bench/clients.ts's workers, from this checkout or from `checkout`. */
+function worker(name: string, kind: string, connectString: string, checkout?: string): LineChild {
+  const bench = checkout === undefined ? CLIENTS_BENCH : join(checkout, 'bench/clients.ts');
+  const tsconfig = checkout === undefined ? BENCH_TSCONFIG : join(checkout, 'bench/tsconfig.json');
+  const args = ['--role', 'worker', '--client', kind, '--connect', connectString, '--path', PATH];
+  args.push('--payload', String(PAYLOAD), '--in-flight', String(IN_FLIGHT));
+  return new LineChild(
+    name,
+    spawn(process.execPath, [...process.execArgv, bench, ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
+    }),
+  );
 }
 
 interface Sample {
@@ -107,14 +64,14 @@ async function main(): Promise<void> {
   const { TestingServer } = await import('@tenure/testing');
   const loadBefore = loadavg();
   const zk = await TestingServer.start({ tickTime: 2000, jvmFlags: ['-XX:TieredStopAtLevel=4', '-Xmx1g'] });
-  const workers: Worker[] = [];
+  const workers: LineChild[] = [];
   try {
     for (const [name, kind, checkout] of [
       ['Tenure', 'tenure', undefined],
       ['node-zookeeper-client', 'nzc', undefined],
       ...(BASELINE ? [['Tenure (baseline)', 'tenure', BASELINE] as const] : []),
     ] as const) {
-      const w = new Worker(name, kind, zk.connectString, checkout);
+      const w = worker(name, kind, zk.connectString, checkout);
       workers.push(w);
       await w.ask();
     }

@@ -1,6 +1,6 @@
 /**
- * What the benches read about another process from /proc (Linux): its CPU time, its RSS, and the
- * pid of a JVM found by an argument of its command line.
+ * What the benches read about another process from /proc (Linux): its CPU time, its RSS, its system
+ * calls, and the pid of a JVM found by an argument of its command line.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -27,6 +27,13 @@ export function rssKb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmRSS for ${pid}`);
   return Number(m[1]);
+}
+
+/** Read and write system calls of a process so far (syscr, syscw of /proc/<pid>/io: a socket's reads and writes count). */
+export function syscalls(pid: number): { reads: number; writes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string): number => Number(new RegExp(`${name}: (\\d+)`).exec(io)?.[1] ?? NaN);
+  return { reads: field('syscr'), writes: field('syscw') };
 }
 
 /** The pid of the JVM whose command line holds `needle` (TestingServer runs it under a `sh` watchdog). */

@@ -23,14 +23,14 @@
  * - The table: the medians of the rounds and tenure-server / ZooKeeper. The driver's own counts
  *   (pings answered, slowest answer, sessions lost) show both servers got the same load.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { arg, median } from './case-rounds.js';
+import { LineChild } from './line-child.js';
 import { cpuSeconds, javaPidWithArgument, rssKb } from './proc-stats.js';
 import { rerunFromSource } from './run-from-source.js';
 
@@ -149,29 +149,6 @@ async function drive(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // The orchestrator
 
-/** A driver child: one answer line per command line. */
-class Driver implements Held {
-  private readonly lines: AsyncIterator<string>;
-
-  constructor(private readonly child: ChildProcess) {
-    this.lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  }
-
-  async ask(command?: string): Promise<string> {
-    if (command !== undefined) this.child.stdin!.write(`${command}\n`);
-    const { value, done } = await this.lines.next();
-    if (done) throw new Error('driver exited');
-    if ((value as string).startsWith('error')) throw new Error(`driver: ${value as string}`);
-    return value as string;
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((r) => this.child.once('exit', r));
-    this.child.stdin!.end();
-    await exited;
-  }
-}
-
 interface Measured {
   cpuPerSecond: number;
   rssKb: number;
@@ -219,9 +196,10 @@ async function orchestrate(): Promise<void> {
       { name: 'ZooKeeper 3.8', connectString: zk.connectString, pid: javaPidWithArgument(join(zk.directory, 'zoo.cfg')) },
     ];
 
-    const drivers: Driver[] = [];
+    const drivers: LineChild[] = [];
     for (let i = 0; i < DRIVERS; i++) {
-      const d = new Driver(
+      const d = new LineChild(
+        `driver ${i + 1}`,
         spawn(process.execPath, [...process.execArgv, SELF, '--role', 'driver'], { stdio: ['pipe', 'pipe', 'inherit'] }),
       );
       held.push(d);
