@@ -28,7 +28,7 @@
  *   "Empty start" is the same measure on an empty data dir: the process start-up alone.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,7 @@ import { OPEN_ACL_UNSAFE, OpCode } from '@tenure/protocol';
 import { TenureServerProcess, TestingServer } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
 import { arg, median } from './case-rounds.js';
+import { javaPidWithArgument, rssKb } from './proc-stats.js';
 
 const QUICK = process.argv.includes('--quick');
 const NODES = Number(arg('nodes', QUICK ? '100000' : '1000000'));
@@ -132,7 +133,7 @@ async function startZooKeeper(dir: string, forceSync: string): Promise<Durable> 
   return {
     name: 'zookeeper',
     connectString: zk.connectString,
-    pid: () => pidWithArgument(join(zk.directory, 'zoo.cfg')),
+    pid: () => javaPidWithArgument(join(zk.directory, 'zoo.cfg')),
     kill: () => zk.stop(),
     async restart() {
       const t = performance.now();
@@ -140,27 +141,6 @@ async function startZooKeeper(dir: string, forceSync: string): Promise<Durable> 
     },
     close: () => zk.close(),
   };
-}
-
-/** The pid of the JVM whose command line holds `needle` (TestingServer runs it under a `sh` watchdog). */
-function pidWithArgument(needle: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv.includes(needle) && readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'java') return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error(`no java process with argument ${needle}`);
-}
-
-/** VmRSS of a process, kB. */
-function rssKb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (!m) throw new Error(`no VmRSS for ${pid}`);
-  return Number(m[1]);
 }
 
 async function connect(connectString: string, timeoutMs = 5000): Promise<Connection> {
