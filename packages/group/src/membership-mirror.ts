@@ -19,8 +19,9 @@
  *    more pass after it. So a burst of events, however long, costs one pass per round trip, and a
  *    pass costs one getChildren (when listing is due) plus reads of the names that need them,
  *    batched in multiRead requests (one getData each, pipelined, in one-shot mode: multiRead sets no
- *    watches). A listing reads only names not yet mirrored, except after a reset or a new session,
- *    when every name is read again.
+ *    watches). A listing reads only names not yet mirrored (or deleted since), except after a reset
+ *    or a new session, when every name is read again. A deletion costs no read: the persistent
+ *    watch's events come in order, and in one-shot mode the listing says whether the name is back.
  * 3. Each pass ends with at most one new snapshot (sorted by id), built once and handed to every
  *    member: only when an id came or went, a payload's bytes changed, or a node was replaced (its
  *    czxid changed). A burst may be folded into fewer snapshots, never into none.
@@ -82,7 +83,8 @@ export class MembershipMirror {
   private watch: PersistentWatch | null = null;
   private readonly oneShot: WatchOptions;
   // ---- work marked by events, taken by the next pass ----
-  private readonly toRead = new Set<string>();
+  /** Names an event touched: true to read, false deleted (its last event was NodeDeleted). */
+  private readonly marked = new Map<string, boolean>();
   private listDue = true;
   private readAllDue = true;
   private kickTimer: TimerHandle | undefined = undefined;
@@ -188,13 +190,20 @@ export class MembershipMirror {
     if (!event.path.startsWith(this.childPrefix)) return;
     const name = event.path.slice(this.childPrefix.length);
     if (name.includes('/')) return; // below a member node: not membership
-    if (event.type === 'NodeCreated' || event.type === 'NodeDeleted' || event.type === 'NodeDataChanged') this.mark(name);
+    if (event.type === 'NodeCreated' || event.type === 'NodeDataChanged') this.mark(name, true);
+    else if (event.type === 'NodeDeleted') this.mark(name, false);
   };
 
   private readonly onOneShot = (event: WatchEvent): void => {
     if (this.released) return;
     if (event.path === this.path) return this.due(false); // children changed, the group node created or deleted
-    if (event.type === 'NodeDataChanged' || event.type === 'NodeDeleted') this.mark(event.path.slice(this.childPrefix.length));
+    const name = event.path.slice(this.childPrefix.length);
+    if (event.type === 'NodeDataChanged') this.mark(name, true);
+    else if (event.type === 'NodeDeleted') {
+      // Its return (a new node) shows only in a listing: the child watch may be spent already.
+      this.mark(name, false);
+      this.listDue = true;
+    }
   };
 
   private readonly onState = (state: ConnectionState): void => {
@@ -217,8 +226,8 @@ export class MembershipMirror {
     this.kick();
   }
 
-  private mark(name: string): void {
-    this.toRead.add(name);
+  private mark(name: string, read: boolean): void {
+    this.marked.set(name, read);
     this.kick();
   }
 
@@ -238,23 +247,29 @@ export class MembershipMirror {
     if (this.mode === 'persistent' && this.watch === null) await this.arm();
     if (this.released) return;
     // Take the work marked so far; what is marked from here on is the next pass's.
-    const names = new Set(this.toRead);
-    this.toRead.clear();
+    const marked = new Map(this.marked);
+    this.marked.clear();
     const list = this.listDue;
     const readAll = this.readAllDue;
     this.listDue = this.readAllDue = false;
     try {
+      const names = new Set<string>();
+      const gone = new Set<string>();
+      for (const [name, read] of marked) (read ? names : gone).add(name);
       let listed: Set<string> | null = null;
       if (list) {
         listed = new Set(await this.list());
-        for (const name of listed) if (readAll || !this.czxids.has(name)) names.add(name);
+        for (const name of listed) if (readAll || !this.czxids.has(name) || gone.has(name)) names.add(name);
       }
       const reads = await this.read([...names]);
       if (this.released) return;
+      // A deleted name not read again (not listed, or no listing: the persistent watch's events
+      // come in order) is gone without a read.
+      for (const name of gone) if (!reads.has(name)) reads.set(name, null);
       this.apply(listed, reads);
       this.pacer.succeeded();
     } catch (err) {
-      for (const name of names) this.toRead.add(name);
+      for (const [name, read] of marked) if (!this.marked.has(name)) this.marked.set(name, read);
       this.listDue ||= list;
       this.readAllDue ||= readAll;
       throw err;
