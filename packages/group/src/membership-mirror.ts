@@ -15,10 +15,11 @@
  *    watches: getChildren on `path` (exists while it is missing) and getData on each member.
  * 2. Passes, one at a time (the kit's PassRunner). Events only mark work: a name to read, or the
  *    group to list. The first mark of a quiet spell arms one zero-delay timeout (setTimeout, not
- *    setImmediate: the package runs in browsers); marks made while a pass is in flight make one
- *    more pass after it. So a burst of events, however long, costs one pass per round trip, and a
- *    pass costs one getChildren (when listing is due) plus reads of the names that need them,
- *    batched in multiRead requests (one getData each, pipelined, in one-shot mode: multiRead sets no
+ *    setImmediate: the package runs in browsers); in a burst (a snapshot published less than
+ *    100 ms ago) it waits out those 100 ms, and marks made while a pass is in flight arm it once
+ *    that pass ends. So a burst costs at most one pass per 100 ms (one in all when its events
+ *    arrive together), and a pass costs one getChildren (when listing is due) plus reads of the
+ *    names that need them, batched in multiRead requests (one getData each, pipelined, in one-shot mode: multiRead sets no
  *    watches). A listing reads only names not yet mirrored (or deleted since), except after a reset
  *    or a new session, when every name is read again. A deletion costs no read: the persistent
  *    watch's events come in order, and in one-shot mode the listing says whether the name is back.
@@ -54,6 +55,12 @@ import { SharedMembership } from './shared-membership.js';
 const EMPTY = SharedMembership.of([]);
 /** getData ops per multiRead: a request and its reply stay far below jute.maxbuffer (1 MB) with small payloads. */
 const READS_PER_REQUEST = 256;
+/**
+ * During a burst (a change published less than this ago), passes start at most this often: a mass
+ * rejoin spread over a second of jitter costs ~10 passes and ~10 snapshots, not one per member. The
+ * first change after a quiet spell is read at once.
+ */
+const BURST_PASS_GAP_MS = 100;
 
 export interface MirrorUser {
   /** A new snapshot (only once the first load is done). */
@@ -88,6 +95,10 @@ export class MembershipMirror {
   private listDue = true;
   private readAllDue = true;
   private kickTimer: TimerHandle | undefined = undefined;
+  /** When the last snapshot was published (the client's clock): a burst's passes are spaced from it. */
+  private lastPublished = -Infinity;
+  /** Work was marked while a pass was in flight: kick once it ends. */
+  private kickAfterPass = false;
   private readonly runner: PassRunner;
   private readonly pacer: RetryPacer;
   private readonly childPrefix: string;
@@ -231,18 +242,36 @@ export class MembershipMirror {
     this.kick();
   }
 
-  /** One pass soon: after this turn (a socket read delivers many events at once), or after the one in flight. */
+  /**
+   * One pass soon: after this turn (a socket read delivers many events at once) or, in a burst,
+   * `BURST_PASS_GAP_MS` after the last snapshot; or after the one in flight.
+   */
   private kick(): void {
     if (this.kickTimer !== undefined || !this.starting) return;
-    this.kickTimer = this.client.clock.setTimeout(() => {
+    const clock = this.client.clock;
+    const wait = Math.max(0, this.lastPublished + BURST_PASS_GAP_MS - clock.now());
+    this.kickTimer = clock.setTimeout(() => {
       this.kickTimer = undefined;
-      if (!this.released) this.runner.run();
-    }, 0);
+      if (this.released) return;
+      if (this.runner.busy) this.kickAfterPass = true;
+      else this.runner.run();
+    }, wait);
   }
 
   // ---- passes ----
 
   private async pass(): Promise<void> {
+    try {
+      await this.passOnce();
+    } finally {
+      if (this.kickAfterPass && !this.released) {
+        this.kickAfterPass = false;
+        this.kick();
+      }
+    }
+  }
+
+  private async passOnce(): Promise<void> {
     if (this.released) return;
     if (this.mode === 'persistent' && this.watch === null) await this.arm();
     if (this.released) return;
@@ -381,6 +410,7 @@ export class MembershipMirror {
       this.generation,
       this.replacedAt,
     );
+    this.lastPublished = this.client.clock.now();
     if (first) {
       this.loaded = true;
       this.endLoad();
