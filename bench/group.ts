@@ -6,14 +6,16 @@
  *   heap before, per member and per (member, member seen) pair.
  * - entry: one GroupMember observing `--entries` (10,000) members of another session (payloads of
  *   24 bytes); heap delta per cached member entry (V8's heap, and the ArrayBuffers beside it).
- * - rejoin: `--rejoin` (1,000) members on one session, one observer on its own session; the
- *   members' session is expired and they all rejoin, spread over `--jitter` ms (0 and 1000 by
- *   default: `--jitters 0,1000`). Counted from the expiry until the observer has seen some leave
- *   and then all of them again: the observer session's reads by op (on `tenure:client:request`),
- *   and the observer's `change` events.
+ * - rejoin: `--rejoin` (1,000) member nodes on one session (GroupMember's own PersistentNode, so
+ *   that only the observer's cache is measured), one GroupMember observing on its own session; the
+ *   members' session is expired and they all rejoin, spread over `--jitters` ms (0 and 1000), the
+ *   observer on `--watches` (a persistent watch, and one-shot watches as on ZooKeeper 3.5).
+ *   Counted from the expiry until the observer's view holds every member again, each on its new
+ *   node (a leave and a return may reach it as one change): the observer session's reads by op
+ *   (on `tenure:client:request`), and the observer's `change` events.
  *
  *   npx tsx bench/group.ts [--members 800] [--clients 8] [--entries 10000] [--rejoin 1000]
- *     [--jitters 0,1000] [--rounds 3] [--cases converge,entry,rejoin] [--before <dir>] [--timeout-s 180]
+ *     [--jitters 0,1000] [--watches persistent,one-shot] [--rounds 3] [--cases converge,entry,rejoin] [--before <dir>] [--timeout-s 180]
  *
  * `--before <dir>`: a checkout of the code before a change (`git archive <commit> | tar -x -C <dir>`,
  * node_modules copied, this file copied to <dir>/bench/group.ts); each round runs each case there
@@ -38,6 +40,7 @@ const CASES = arg('cases', 'converge,entry,rejoin').split(',');
 const ENTRIES = Number(arg('entries', '10000'));
 const REJOIN = Number(arg('rejoin', '1000'));
 const JITTERS = arg('jitters', '0,1000').split(',').map(Number);
+const WATCHES = arg('watches', 'persistent,one-shot').split(',');
 const ROUNDS = Number(arg('rounds', '3'));
 const BEFORE = arg('before', '');
 const TIMEOUT_S = Number(arg('timeout-s', '180'));
@@ -60,13 +63,14 @@ async function setup() {
   const { createClient } = await import('@tenure/client');
   const { createEmbeddedServer } = await import('@tenure/server');
   const { GroupMember } = await import('@tenure/group');
+  const { PersistentNode } = await import('@tenure/nodes');
   const server = createEmbeddedServer({ tickMs: 200 });
   const open = async () => {
     const c = createClient({ transport: server.transport(), sessionTimeoutMs: 4000 });
     await c.start();
     return c;
   };
-  return { server, open, GroupMember };
+  return { server, open, GroupMember, PersistentNode };
 }
 
 /** Resolves once `member` sees `n` members (`atMost`: at most `n`). */
@@ -127,16 +131,17 @@ async function entry(): Promise<Row> {
   return row;
 }
 
-async function rejoin(jitterMs: number): Promise<Row> {
-  const { server, open, GroupMember } = await setup();
+async function rejoin(jitterMs: number, watch: string): Promise<Row> {
+  const { server, open, GroupMember, PersistentNode } = await setup();
   const [host, reader] = await Promise.all([open(), open()]);
+  await host.create('/bench-group', null, { createParents: true });
   const members = Array.from(
     { length: REJOIN },
-    (_, i) => new GroupMember(host, '/bench-group', `member-${i}`, `p${i}`, { rejoinJitterMs: jitterMs }),
+    (_, i) => new PersistentNode(host, { path: `/bench-group/member-${i}`, data: `p${i}`, rejoinJitterMs: jitterMs }),
   );
-  await Promise.all(members.map((m) => m.start({ timeoutMs: 120_000 })));
-  await Promise.all(members.map((m) => m.waitForJoined({ timeoutMs: 120_000 })));
-  const observer = new GroupMember(reader, '/bench-group', 'observer', 'x');
+  await Promise.all(members.map((m) => m.start()));
+  await Promise.all(members.map((m) => m.waitForInitialCreate({ timeoutMs: 120_000 })));
+  const observer = new GroupMember(reader, '/bench-group', 'observer', 'x', { persistentWatches: watch !== 'one-shot' });
   await observer.start({ timeoutMs: 120_000 });
   await untilSize(observer, REJOIN + 1);
   const reads: Row = { getData: 0, getChildren: 0, exists: 0, multiRead: 0 };
@@ -151,10 +156,20 @@ async function rejoin(jitterMs: number): Promise<Row> {
   observer.on('change', counted);
   channel.subscribe(sub as never);
   const t0 = performance.now();
-  const left = untilSize(observer, REJOIN, true);
-  server.expireSession(host.sessionId);
-  await left;
-  await untilSize(observer, REJOIN + 1);
+  const old = host.sessionId;
+  const renewed = (): boolean =>
+    host.sessionId !== old && members.every((m) => server.node(m.basePath)?.stat.ephemeralOwner === host.sessionId);
+  const back = new Promise<void>((resolve) => {
+    const on = (m: Map<string, Buffer>): void => {
+      if (m.size === REJOIN + 1 && renewed()) {
+        observer.off('change', on);
+        resolve();
+      }
+    };
+    observer.on('change', on);
+  });
+  server.expireSession(old);
+  await back;
   const ms = performance.now() - t0;
   channel.unsubscribe(sub as never);
   observer.off('change', counted);
@@ -170,6 +185,8 @@ async function rejoin(jitterMs: number): Promise<Row> {
 function runCase(root: string, which: string, label: string): Row | null {
   const script = join(root, 'bench/group.ts');
   const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, script, '--case', which, ...process.argv.slice(2)], {
+    // Its tree's tsconfig set here, so that it does not re-run itself (a kill would orphan that child).
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'bench/tsconfig.json') },
     encoding: 'utf8',
     maxBuffer: 1 << 26,
     timeout: TIMEOUT_S * 1000,
@@ -187,7 +204,12 @@ function runCase(root: string, which: string, label: string): Row | null {
 
 const only = arg('case', '');
 if (only) {
-  const row = only === 'converge' ? await converge() : only === 'entry' ? await entry() : await rejoin(Number(only.split(':')[1]));
+  const row =
+    only === 'converge'
+      ? await converge()
+      : only === 'entry'
+        ? await entry()
+        : await rejoin(Number(only.split(':')[1]), only.split(':')[2] ?? 'persistent');
   process.stdout.write(JSON.stringify(row) + '\n');
 } else {
   const here = fileURLToPath(new URL('..', import.meta.url));
@@ -195,7 +217,7 @@ if (only) {
   const cases = [
     ...(CASES.includes('converge') ? ['converge'] : []),
     ...(CASES.includes('entry') ? ['entry'] : []),
-    ...(CASES.includes('rejoin') ? JITTERS.map((j) => `rejoin:${j}`) : []),
+    ...(CASES.includes('rejoin') ? WATCHES.flatMap((w) => JITTERS.map((j) => `rejoin:${j}:${w}`)) : []),
   ];
   const rows = new Map<string, (Row | null)[]>();
   const loads: number[] = [];
@@ -228,11 +250,11 @@ if (only) {
       console.log(
         `  one observer of ${ENTRIES} members: ${show(med(`${label} entry`, 'perEntry'))} B of heap per cached entry (+ ${show(med(`${label} entry`, 'buffersPerEntry'))} B of ArrayBuffers)`,
       );
-    for (const j of JITTERS) {
-      const key = `${label} rejoin:${j}`;
+    for (const [w, j] of WATCHES.flatMap((w) => JITTERS.map((j) => [w, j] as const))) {
+      const key = `${label} rejoin:${j}:${w}`;
       if (!rows.has(key)) continue;
       console.log(
-        `  ${REJOIN} members rejoin (session expired, jitter ${j} ms): the observer's reads ${show(med(key, 'reads'))} (getChildren ${show(med(key, 'getChildren'))}, getData ${show(med(key, 'getData'))}, multiRead ${show(med(key, 'multiRead'))}), change events ${show(med(key, 'changes'))}, ${show(med(key, 'ms'))} ms`,
+        `  ${REJOIN} members rejoin (session expired, jitter ${j} ms, observer on ${w} watches): the observer's reads ${show(med(key, 'reads'))} (getChildren ${show(med(key, 'getChildren'))}, getData ${show(med(key, 'getData'))}, multiRead ${show(med(key, 'multiRead'))}), change events ${show(med(key, 'changes'))}, ${show(med(key, 'ms'))} ms`,
       );
     }
   }
