@@ -163,21 +163,17 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   }
 
   /**
-   * A new snapshot of the mirror. Consecutive snapshots of the mirror always differ (ids, payload
-   * bytes, or a node replaced by a new one), so a view that is the mirror's own is emitted as is;
-   * a view with this member added (its node not read yet) is compared.
+   * A new snapshot of the mirror. Consecutive snapshots of the mirror always differ (ids or
+   * payload bytes; a member that left and came back is shown leaving first), so a view that is the
+   * mirror's own is emitted as is; a view with this member added (its node not read yet) is compared.
    */
   private changed(snapshot: SharedMembership): void {
     if (!this.life.isStarted || !this.mirror?.initialized) return;
     const shared = snapshot.has(this.memberId);
     if (snapshot === this.lastBase && shared) return;
-    const now = shared
-      ? snapshot
-      : SharedMembership.of([...snapshot, [this.memberId, this.node.getData()]], snapshot.generation, snapshot.replacedAt);
+    const now = shared ? snapshot : SharedMembership.of([...snapshot, [this.memberId, this.node.getData()]]);
     const last = this.last;
-    const lastBase = this.lastBase;
-    if (last && lastBase && !(shared && last === lastBase) && snapshot.replacedAt <= lastBase.generation && sameMembership(last, now))
-      return;
+    if (last && !(shared && last === this.lastBase) && sameMembership(last, now)) return;
     this.last = now;
     this.lastBase = snapshot;
     this.stream.push(now);

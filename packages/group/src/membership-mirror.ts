@@ -23,9 +23,11 @@
  *    watches). A listing reads only names not yet mirrored (or deleted since), except after a reset
  *    or a new session, when every name is read again. A deletion costs no read: the persistent
  *    watch's events come in order, and in one-shot mode the listing says whether the name is back.
- * 3. Each pass ends with at most one new snapshot (sorted by id), built once and handed to every
- *    member: only when an id came or went, a payload's bytes changed, or a node was replaced (its
- *    czxid changed). A burst may be folded into fewer snapshots, never into none.
+ * 3. Each pass ends with one new snapshot (sorted by id), built once and handed to every member,
+ *    when an id came or went, a payload's bytes changed, or a node was replaced (its czxid changed:
+ *    a member that left and came back within the pass). A replaced member's leave is published
+ *    first, in a snapshot without it: a burst may fold many changes into two snapshots, but a
+ *    leave and a return never into none.
  * 4. A failed pass puts its work back and is retried with the retry policy's backoff; NoAuth is
  *    reported, not retried. After a new session (LOST then RECONNECTED) one-shot watches re-list.
  * 5. The last member's release removes every watch the mirror set, on the server too.
@@ -78,8 +80,6 @@ export class MembershipMirror {
   /** Each mirrored member's node identity; the ids of `current` once a pass has applied. */
   private readonly czxids = new Map<string, bigint>();
   private current: SharedMembership = EMPTY;
-  private generation = 0;
-  private replacedAt = 0;
   private loaded = false;
   private readonly whenLoaded: Promise<void>;
   private endLoad!: (err?: Error) => void;
@@ -376,7 +376,7 @@ export class MembershipMirror {
   /** Applies a pass's listing and reads; publishes one snapshot if anything differs. */
   private apply(listed: Set<string> | null, reads: Map<string, Read | undefined>): void {
     let changed = false;
-    let replaced = false;
+    const replaced: string[] = [];
     const payloads = new Map<string, Buffer>();
     if (listed) {
       for (const name of [...this.czxids.keys()]) {
@@ -394,28 +394,36 @@ export class MembershipMirror {
         continue;
       }
       if (had === undefined) changed = true;
-      else if (had !== read.czxid) changed = replaced = true;
-      else if (!read.data.equals(this.current.get(name)!)) changed = true;
+      else if (had !== read.czxid) {
+        changed = true;
+        replaced.push(name);
+      } else if (!read.data.equals(this.current.get(name)!)) changed = true;
       else continue; // the same node, the same bytes: keep the Buffer we have
       this.czxids.set(name, read.czxid);
       payloads.set(name, read.data);
     }
     const first = !this.loaded;
     if (!changed && !first) return;
-    this.generation++;
-    if (replaced) this.replacedAt = this.generation;
-    const ids = [...this.czxids.keys()].sort();
-    this.current = SharedMembership.of(
-      ids.map((id) => [id, payloads.get(id) ?? this.current.get(id)!] as const),
-      this.generation,
-      this.replacedAt,
-    );
-    this.lastPublished = this.client.clock.now();
+    const entries = [...this.czxids.keys()].sort().map((id) => [id, payloads.get(id) ?? this.current.get(id)!] as const);
+    if (replaced.length > 0 && !first) {
+      // Members that left and came back within this pass: their leave is shown first, so that
+      // no member misses it (their ids would otherwise look unchanged).
+      const returned = new Set(replaced);
+      this.publish(entries.filter(([id]) => !returned.has(id)));
+    }
+    this.publish(entries);
     if (first) {
       this.loaded = true;
       this.endLoad();
+      for (const u of [...this.users]) u.membership(this.current);
     }
-    for (const u of [...this.users]) u.membership(this.current);
+  }
+
+  /** A new snapshot, handed to every member (once loaded). */
+  private publish(entries: Iterable<readonly [string, Buffer]>): void {
+    this.current = SharedMembership.of(entries);
+    this.lastPublished = this.client.clock.now();
+    if (this.loaded) for (const u of [...this.users]) u.membership(this.current);
   }
 
   private failed(err: unknown): void {

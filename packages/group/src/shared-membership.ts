@@ -9,20 +9,8 @@ const readOnly = (): never => {
 };
 
 export class SharedMembership extends Map<string, Buffer> {
-  /**
-   * @param generation the mirror's count of published snapshots (0 for an empty one)
-   * @param replacedAt the latest generation in which a member's node was replaced by a new one
-   *   (a leave and a return folded into one read: same id, maybe the same payload, a new node)
-   */
-  private constructor(
-    readonly generation: number,
-    readonly replacedAt: number,
-  ) {
-    super();
-  }
-
-  static of(entries: Iterable<readonly [string, Buffer]>, generation = 0, replacedAt = 0): SharedMembership {
-    const m = new SharedMembership(generation, replacedAt);
+  static of(entries: Iterable<readonly [string, Buffer]>): SharedMembership {
+    const m = new SharedMembership();
     for (const [k, v] of entries) Map.prototype.set.call(m, k, v);
     return m;
   }
