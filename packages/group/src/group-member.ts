@@ -47,7 +47,7 @@ export type GroupMemberOptions = Pick<PersistentNodeOptions, 'rejoinJitterMs' | 
 
 /** `conflict` and `error` are our member node's (a duplicate member id is a conflict); `error` also the cache's. */
 export interface GroupMemberEvents extends Pick<PersistentNodeEvents, 'conflict' | 'error'> {
-  /** The membership changed (ids or payloads); a new snapshot. */
+  /** The membership changed (ids, payloads, or a member that left and came back); a new snapshot, shared read-only. */
   change: (members: Membership) => void;
 }
 
