@@ -9,9 +9,12 @@
  * - `<membershipPath>` and its ancestors: created as containers when missing, so an empty group
  *   leaves nothing behind.
  *
- * Membership is the children of `membershipPath`, mirrored by a TreeCache of depth 1 (one
- * persistent recursive watch, or one-shot watches on ZooKeeper 3.5). As in Curator, this member
- * is always in its own view, with its payload, even before its node exists.
+ * Membership is the children of `membershipPath`, mirrored one level deep (one persistent
+ * recursive watch, or one-shot watches on ZooKeeper 3.5) by one mirror per client and path, shared
+ * by this process's members on that client (membership-mirror.ts): each entry is a payload and a
+ * czxid, a burst of events costs one read pass per round trip, and each change makes one snapshot,
+ * shared read-only by those members. As in Curator, this member is always in its own view, with
+ * its payload, even before its node exists.
  */
 import { EventEmitter } from 'eventemitter3';
 import {
@@ -21,13 +24,16 @@ import {
   type NodeData,
   type RecipeState,
   type SafeEmit,
+  type Logger,
   type WaitOptions,
   InvalidArgumentError,
 } from '@tenure/client';
-import { EventStream, TreeCache, type TreeCacheOptions } from '@tenure/cache';
+import { EventStream, type TreeCacheOptions } from '@tenure/cache';
 import { PersistentNode, type PersistentNodeEvents, type PersistentNodeOptions } from '@tenure/nodes';
 import { joinPath, validatePath } from '@tenure/protocol';
 import { groupMembersChannel, type GroupMembersMessage } from './diagnostics.js';
+import { MembershipMirror, type MirrorUser } from './membership-mirror.js';
+import { SharedMembership, sameMembership } from './shared-membership.js';
 
 export type Membership = Map<string, Buffer>;
 
@@ -41,7 +47,7 @@ export type GroupMemberOptions = Pick<PersistentNodeOptions, 'rejoinJitterMs' | 
 
 /** `conflict` and `error` are our member node's (a duplicate member id is a conflict); `error` also the cache's. */
 export interface GroupMemberEvents extends Pick<PersistentNodeEvents, 'conflict' | 'error'> {
-  /** The membership changed (ids or payloads); a new snapshot. */
+  /** The membership changed (ids, payloads, or a member that left and came back); a new snapshot, shared read-only. */
   change: (members: Membership) => void;
 }
 
@@ -49,9 +55,19 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   readonly membershipPath: string;
   readonly memberId: string;
   private readonly node: PersistentNode;
-  private readonly cache: TreeCache;
+  private readonly client: Client;
+  private readonly persistentWatches: boolean | undefined;
+  private readonly mirrorLogger: Logger;
+  /** The shared mirror, from start() until close(). */
+  private mirror: MembershipMirror | null = null;
+  private readonly user: MirrorUser = {
+    membership: (snapshot) => this.changed(snapshot),
+    error: (err) => this.emitSafely('error', err),
+  };
   private readonly stream = new EventStream<Membership>();
+  /** The view last emitted, and the mirror's snapshot it was made of (the same object when it holds this member). */
   private last: Membership | null = null;
+  private lastBase: SharedMembership | null = null;
   private readonly life: RecipeLifecycle;
   private readonly emitSafely: SafeEmit<GroupMemberEvents>;
 
@@ -68,15 +84,11 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     this.life = new RecipeLifecycle(`GroupMember ${memberId} of ${membershipPath}`);
     this.emitSafely = safeEmitter<GroupMemberEvents>(this, logger);
     this.node = new PersistentNode(client, { ...keep, logger, path: joinPath(membershipPath, memberId), data: payload });
-    this.cache = new TreeCache(client, membershipPath, { maxDepth: 1, persistentWatches, logger });
+    this.client = client;
+    this.persistentWatches = persistentWatches;
+    this.mirrorLogger = options.logger ?? client.childLogger({ recipe: 'groupMember', path: membershipPath });
     this.node.on('conflict', (e) => this.emitSafely('conflict', e));
     this.node.on('error', (e) => this.emitSafely('error', e));
-    this.cache.on('error', (e) => this.emitSafely('error', e));
-    const changed = (): void => this.changed();
-    this.cache.on('initialized', changed);
-    this.cache.on('created', (n) => n.path !== membershipPath && changed());
-    this.cache.on('changed', (n) => n.path !== membershipPath && changed());
-    this.cache.on('deleted', (n) => n.path !== membershipPath && changed());
   }
 
   /**
@@ -85,8 +97,17 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
    */
   start(options: WaitOptions = {}): Promise<void> {
     return this.life.start(async () => {
+      // Acquired before the first await, so that a close() meanwhile releases it.
+      const mirror = (this.mirror = MembershipMirror.acquire(
+        this.client,
+        this.membershipPath,
+        this.persistentWatches,
+        this.mirrorLogger,
+        this.user,
+      ));
       await this.node.start();
-      await this.cache.start(options);
+      await mirror.started(options); // rejects once closed meanwhile
+      this.changed(mirror.snapshot());
     });
   }
 
@@ -100,13 +121,9 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     return this.node.waitForInitialCreate(options);
   }
 
-  /** The membership as cached now: member id → payload. Always includes this member. */
+  /** The membership as cached now: member id → payload, a copy of one's own. Always includes this member. */
   getCurrentMembers(): Membership {
-    const members: Membership = new Map();
-    for (const name of this.cache.children(this.membershipPath) ?? []) {
-      const n = this.cache.get(joinPath(this.membershipPath, name));
-      if (n) members.set(name, n.data);
-    }
+    const members: Membership = new Map(this.mirror?.initialized ? this.mirror.snapshot() : []);
     if (!members.has(this.memberId)) members.set(this.memberId, this.node.getData());
     return members;
   }
@@ -121,7 +138,7 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     return path.slice(path.lastIndexOf('/') + 1);
   }
 
-  /** Membership snapshots: the current one first (once loaded), then one per change, until close or `signal`. */
+  /** Membership snapshots (shared and read-only; copy one to change it): the current one first (once loaded), then one per change, until close or `signal`. */
   snapshots(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<Membership> {
     return this.stream.subscribe(options.signal, this.last ? [this.last] : []);
   }
@@ -133,7 +150,9 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
   /** Leaves the group (our node is deleted) and stops following it; every watch is removed. */
   close(): Promise<void> {
     return this.life.close(async () => {
-      await this.cache.close();
+      const mirror = this.mirror;
+      this.mirror = null;
+      if (mirror) await mirror.release(this.user);
       await this.node.close();
       this.stream.end();
     });
@@ -143,11 +162,20 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
     return this.close();
   }
 
-  private changed(): void {
-    if (!this.cache.initialized || !this.life.isStarted) return;
-    const now = this.getCurrentMembers();
-    if (this.last && sameMembership(this.last, now)) return;
+  /**
+   * A new snapshot of the mirror. Consecutive snapshots of the mirror always differ (ids or
+   * payload bytes; a member that left and came back is shown leaving first), so a view that is the
+   * mirror's own is emitted as is; a view with this member added (its node not read yet) is compared.
+   */
+  private changed(snapshot: SharedMembership): void {
+    if (!this.life.isStarted || !this.mirror?.initialized) return;
+    const shared = snapshot.has(this.memberId);
+    if (snapshot === this.lastBase && shared) return;
+    const now = shared ? snapshot : SharedMembership.of([...snapshot, [this.memberId, this.node.getData()]]);
+    const last = this.last;
+    if (last && !(shared && last === this.lastBase) && sameMembership(last, now)) return;
     this.last = now;
+    this.lastBase = snapshot;
     this.stream.push(now);
     if (groupMembersChannel.hasSubscribers)
       groupMembersChannel.publish({
@@ -157,13 +185,4 @@ export class GroupMember extends EventEmitter<GroupMemberEvents> implements Asyn
       } satisfies GroupMembersMessage);
     this.emitSafely('change', now);
   }
-}
-
-function sameMembership(a: Membership, b: Membership): boolean {
-  if (a.size !== b.size) return false;
-  for (const [id, payload] of a) {
-    const other = b.get(id);
-    if (other === undefined || !other.equals(payload)) return false;
-  }
-  return true;
 }
