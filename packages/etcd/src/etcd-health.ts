@@ -10,6 +10,8 @@
  */
 import { get as httpGet, type RequestOptions } from 'node:http';
 import { get as httpsGet } from 'node:https';
+import { TimeoutError } from '@tenure/protocol';
+import { EtcdUnavailableError } from './errors.js';
 import type { EtcdRpc, EtcdTls, Msg } from './etcd-rpc.js';
 
 export interface EtcdHealth {
@@ -82,11 +84,13 @@ function fetchText(url: string, tls: EtcdTls | undefined): Promise<string> {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
-        res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString()) : reject(new Error(`HTTP ${res.statusCode}`)),
+        res.statusCode === 200
+          ? resolve(Buffer.concat(chunks).toString())
+          : reject(new EtcdUnavailableError(`${url}: HTTP ${res.statusCode}`)),
       );
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('timeout', () => req.destroy(new TimeoutError(`${url}: no answer within 1000 ms`, 1000)));
     req.on('error', reject);
   });
 }

@@ -50,7 +50,7 @@ function health(port: number, tls: TestingEtcdOptions['tls']): Promise<boolean> 
         res.on('end', () => resolve(res.statusCode === 200 && (JSON.parse(body) as { health?: string }).health === 'true'));
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('timeout', () => req.destroy(new TimeoutError(`etcd on port ${port}: /health gave no answer within 1000 ms`, 1000)));
     req.on('error', reject);
   });
 }
