@@ -8,6 +8,7 @@ export * from './acl.js';
 export * from './transport.js';
 export * from './jute-reader.js';
 export * from './jute-writer.js';
+export * from './frame-output.js';
 export * from './codec.js';
 export * from './frame-reader.js';
 export { requestProblem } from './request-shape.js';

@@ -10,7 +10,7 @@
 import type { WebSocket } from 'ws';
 import type { PeerInfo } from './front-door.js';
 import { frameProblem, messageBuffer } from './websocket-endpoint.js';
-import { encodeBinaryMessages, rawSocketOf } from './websocket-frames.js';
+import { encodeFrameMessages, rawSocketOf, splitFrames } from './websocket-frames.js';
 import { WireSession, type LinkFailure, type WireDoor, type WireLink } from './wire-session.js';
 
 /** A connection whose peer does not read stops being read once this much output is queued. */
@@ -54,13 +54,13 @@ export class WebSocketLink implements WireLink {
     else if (problem !== undefined) {
       this.door.server.logger?.debug?.({ problem, remote: this.remote }, 'WebSocket message is not one frame');
       this.session.fail('bad-input');
-    } else this.session.frames([data.subarray(4)]);
+    } else this.session.frame(data.subarray(4));
   }
 
-  write(frames: readonly Buffer[], bytes: number): boolean {
+  write(bytes: Buffer, frames: number): boolean {
     const socket = rawSocketOf(this.ws);
-    if (socket !== undefined) socket.write(encodeBinaryMessages(frames, bytes), this.afterWrite);
-    else for (let i = 0; i < frames.length; i++) this.ws.send(frames[i]!, this.afterWrite);
+    if (socket !== undefined) socket.write(encodeFrameMessages(bytes, frames), this.afterWrite);
+    else for (const f of splitFrames(bytes)) this.ws.send(f, this.afterWrite);
     if (this.ws.bufferedAmount > WRITE_HIGH_WATER) this.behind = true;
     return this.behind;
   }
