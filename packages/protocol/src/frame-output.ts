@@ -42,6 +42,24 @@ export class FrameOutput extends JuteWriter {
     this.frames++;
   }
 
+  /**
+   * A frame of `payloadBytes` known up front, for encoders that write in place: writes its length and
+   * returns where its payload starts in `target` (valid until the next write).
+   */
+  claimFrame(payloadBytes: number): number {
+    this.ensure(4 + payloadBytes);
+    const at = this.pos;
+    this.buf.writeInt32BE(payloadBytes, at);
+    this.pos = at + 4 + payloadBytes;
+    this.frames++;
+    return at + 4;
+  }
+
+  /** The memory `claimFrame`'s offsets point into. */
+  get target(): Buffer {
+    return this.buf;
+  }
+
   /** Forgets a frame begun at `mark` that could not be completed (an encoder threw). */
   dropFrame(mark: number): void {
     this.pos = this.start + mark;

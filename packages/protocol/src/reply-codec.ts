@@ -89,21 +89,32 @@ function encode(header: ReplyHeader, opType: number, response: Response | undefi
 }
 
 /**
- * Appends the reply frame `encodeReplyFrame` would return to `out`, encoded in place (what a
- * server's connection writes: its flush is then one buffer). On a throw nothing is appended.
+ * Appends the reply frame `encodeReplyFrame({ xid, zxid, err }, opType, response)` would return to
+ * `out`, encoded in place (what a server's connection writes: its flush is then one buffer). On a
+ * throw nothing is appended. The header comes as three arguments: a server writes one per request.
  */
-export function writeReplyFrame(out: FrameOutput, header: ReplyHeader, opType: number, response?: Response): void {
+export function writeReplyFrame(out: FrameOutput, xid: number, zxid: bigint, err: number, opType: number, response?: Response): void {
+  if (err === 0 && opType === OpCode.getData && response !== undefined) {
+    // The hot path, sized up front and written in one claim, as encodeGetDataReply.
+    const res = response as GetDataResponse;
+    const at = out.claimFrame(REPLY_HEADER_BYTES + bufferBytes(res.data) + STAT_BYTES);
+    const b = out.target;
+    writeHeaderAt(b, at, xid, zxid, 0);
+    writeStatAt(b, writeBufferAt(b, at + REPLY_HEADER_BYTES, res.data), res.stat);
+    return;
+  }
+  const header = { xid, zxid, err };
   const mark = out.beginFrame();
   try {
-    out.int(header.xid).long(header.zxid).int(header.err);
+    out.int(xid).long(zxid).int(err);
     if (!headerOnly(header, opType, response)) {
       checkBody(opType, response);
       writeBody(out, opType, response);
     }
     out.endFrame(mark);
-  } catch (err) {
+  } catch (e) {
     out.dropFrame(mark);
-    throw err;
+    throw e;
   }
 }
 

@@ -21,7 +21,7 @@ const RUNS = 300;
 
 function written(header: ReplyHeader, opType: number, res: Response | undefined): Buffer {
   const out = new FrameOutput();
-  writeReplyFrame(out, header, opType, res);
+  writeReplyFrame(out, header.xid, header.zxid, header.err, opType, res);
   expect(out.frames).toBe(1);
   return Buffer.from(out.take());
 }
@@ -60,7 +60,7 @@ describe('FrameOutput', () => {
       for (let i = 0; i < n; i++) {
         const data = Buffer.alloc(flush % 97 === 5 && i === 0 ? 1 << 20 : (i * 37) % 300, flush & 0xff);
         const h = { xid: flush * 1000 + i, zxid: BigInt(i), err: 0 };
-        writeReplyFrame(out, h, OpCode.getData, { data, stat });
+        writeReplyFrame(out, h.xid, h.zxid, h.err, OpCode.getData, { data, stat });
         expected.push(encodeReplyFrame(h, OpCode.getData, { data, stat }));
       }
       expect(out.frames).toBe(n);
@@ -74,20 +74,20 @@ describe('FrameOutput', () => {
 
   it('a reply that cannot be encoded leaves nothing behind', () => {
     const out = new FrameOutput();
-    writeReplyFrame(out, { xid: 1, zxid: 1n, err: 0 }, OpCode.exists, { stat });
-    expect(() => writeReplyFrame(out, { xid: 2, zxid: 1n, err: 0 }, 9999, { stat })).toThrow(/unknown op/);
-    expect(() => writeReplyFrame(out, { xid: 3, zxid: 1n, err: 0 }, OpCode.getChildren, undefined)).toThrow(/needs a response/);
+    writeReplyFrame(out, 1, 1n, 0, OpCode.exists, { stat });
+    expect(() => writeReplyFrame(out, 2, 1n, 0, 9999, { stat })).toThrow(/unknown op/);
+    expect(() => writeReplyFrame(out, 3, 1n, 0, OpCode.getChildren, undefined)).toThrow(/needs a response/);
     expect(out.frames).toBe(1);
     expect(out.take().equals(encodeReplyFrame({ xid: 1, zxid: 1n, err: 0 }, OpCode.exists, { stat }))).toBe(true);
   });
 
   it('reset drops the frames not taken; an empty take is an empty buffer', () => {
     const out = new FrameOutput();
-    writeReplyFrame(out, { xid: 1, zxid: 1n, err: 0 }, OpCode.ping);
+    writeReplyFrame(out, 1, 1n, 0, OpCode.ping);
     out.reset();
     expect(out.frames).toBe(0);
     expect(out.take().length).toBe(0);
-    writeReplyFrame(out, { xid: -2, zxid: 1n, err: 0 }, OpCode.ping);
+    writeReplyFrame(out, -2, 1n, 0, OpCode.ping);
     expect(out.take().equals(encodeReplyFrame({ xid: -2, zxid: 1n, err: 0 }, OpCode.ping))).toBe(true);
   });
 });

@@ -61,7 +61,7 @@ export function encodeBinaryMessages(payloads: readonly Buffer[], bytes: number,
 export function encodeFrameMessages(frames: Buffer, count: number): Buffer {
   const end = frames.length;
   let size = end;
-  for (let at = 0; at < end; ) {
+  for (let at = 0; at < end;) {
     const n = frames.readInt32BE(at) + 4;
     size += headerBytes(n);
     at += n;
@@ -80,7 +80,7 @@ export function encodeFrameMessages(frames: Buffer, count: number): Buffer {
 /** The frames of a wire session's flush (see encodeFrameMessages) as views, one per frame. */
 export function splitFrames(frames: Buffer): Buffer[] {
   const list: Buffer[] = [];
-  for (let at = 0; at < frames.length; ) {
+  for (let at = 0; at < frames.length;) {
     const n = frames.readInt32BE(at) + 4;
     list.push(frames.subarray(at, at + n));
     at += n;

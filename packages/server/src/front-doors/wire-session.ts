@@ -336,10 +336,10 @@ export class WireSession implements ConnectionSink, ConnectionStats {
     const xid = Math.floor(t / OP_SPAN);
     const op = t - xid * OP_SPAN - OP_BIAS;
     try {
-      writeReplyFrame(this.out, { xid, zxid: reply.zxid, err: reply.err }, op, reply.response);
+      writeReplyFrame(this.out, xid, reply.zxid, reply.err, op, reply.response);
     } catch (err) {
       this.server.logger?.warn({ err, op }, 'reply could not be encoded');
-      writeReplyFrame(this.out, { xid, zxid: reply.zxid, err: ErrorCode.MARSHALLINGERROR }, op);
+      writeReplyFrame(this.out, xid, reply.zxid, ErrorCode.MARSHALLINGERROR, op);
     }
     if (reply.zxid > 0n) this.lastZxid = reply.zxid;
     this.repliesQueued++;
