@@ -15,3 +15,4 @@ export { requestProblem } from './request-shape.js';
 export { exceedsMaxBuffer, requestSizeBound } from './request-size.js';
 export { isKnownOp } from './op-table.js';
 export * from './sasl-digest-md5.js';
+export * from './websocket-receive.js';

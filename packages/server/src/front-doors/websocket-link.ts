@@ -7,6 +7,7 @@
  * 1002, an internal failure 1011, a refused handshake 1013; a timeout or a vanished peer is
  * terminated.
  */
+import { receiveBinaryMessagesDirectly } from '@tenure/protocol';
 import type { WebSocket } from 'ws';
 import type { PeerInfo } from './front-door.js';
 import { frameProblem, messageBuffer } from './websocket-endpoint.js';
@@ -39,6 +40,8 @@ export class WebSocketLink implements WireLink {
     this.remote = `/${peer.address ?? '?'}:${remotePort ?? 0}`;
     ws.binaryType = 'nodebuffer';
     this.session = new WireSession(door, this, peer);
+    // Binary messages read in place, past ws' Receiver (which still sees everything else).
+    receiveBinaryMessagesDirectly(ws, door.server.limits.maxBufferBytes + 4, true);
     ws.on('message', (data, isBinary) => this.onMessage(messageBuffer(data), isBinary));
     ws.on('error', (err) => {
       door.server.logger?.debug?.({ err, remote: this.remote }, 'WebSocket error');
