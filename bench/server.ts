@@ -53,9 +53,13 @@ async function connect(
   return r.connection;
 }
 
+/** The process's CPU per op (µs) of the last `pipelined` run: in-process, the server's cost and the loop's. */
+let lastCpuUsPerOp = 0;
+
 /** `window` loops, each keeping one request in flight, for `ms`; returns ops/s. */
 async function pipelined(op: (i: number) => Promise<unknown>, ms: number, window: number): Promise<number> {
   let done = 0;
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
   const end = start + ms;
   await Promise.all(
@@ -66,11 +70,16 @@ async function pipelined(op: (i: number) => Promise<unknown>, ms: number, window
       }
     }),
   );
+  const cpu = process.cpuUsage(cpu0);
+  lastCpuUsPerOp = (cpu.user + cpu.system) / done;
   return done / ((performance.now() - start) / 1000);
 }
 
 const acl = [...OPEN_ACL_UNSAFE];
 const data = Buffer.alloc(64, 0x61);
+
+/** CPU per op (µs, median of ROUNDS) of each loop, by `label name`. */
+const cpuUsPerOp: Record<string, number> = {};
 
 /** getData, setData and create+delete loops on one connection; ops/s (median of ROUNDS). */
 async function operationLoops(c: Connection, label: string, ms: number, window: number): Promise<Record<string, number>> {
@@ -93,8 +102,13 @@ async function operationLoops(c: Connection, label: string, ms: number, window: 
   for (const [name, op] of Object.entries(loops)) {
     await pipelined(op, Math.min(300, ms), window); // warm-up
     const runs: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) runs.push(await pipelined(op, ms, window));
+    const cpu: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      runs.push(await pipelined(op, ms, window));
+      cpu.push(lastCpuUsPerOp);
+    }
     out[name] = median(runs);
+    cpuUsPerOp[`${label} ${name}`] = median(cpu);
   }
   return out;
 }
@@ -104,7 +118,8 @@ async function operations(): Promise<Record<string, number>> {
   const server = createEmbeddedServer();
   const c = await connect(server.transport());
   const piped = await operationLoops(c, 'piped', SECONDS * 1000, WINDOW);
-  for (const [k, v] of Object.entries(piped)) row(`in-process ${k}`, `${fmt(v)} ops/s`, `${WINDOW} in flight`);
+  for (const [k, v] of Object.entries(piped))
+    row(`in-process ${k}`, `${fmt(v)} ops/s`, `${WINDOW} in flight, ${cpuUsPerOp[`piped ${k}`]!.toFixed(2)} µs CPU/op`);
   const serial = await operationLoops(c, 'serial', SECONDS * 1000, 1);
   for (const [k, v] of Object.entries(serial)) row(`in-process ${k}`, `${fmt(v)} ops/s`, '1 in flight');
   await server.close();

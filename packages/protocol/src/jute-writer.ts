@@ -5,14 +5,16 @@ import { utf8Length, writeUtf8 } from './short-string-bytes.js';
 import { STAT_BYTES, writeStatAt } from './stat-codec.js';
 
 export class JuteWriter {
-  private buf: Buffer;
-  private pos = 0;
+  protected buf: Buffer;
+  protected pos = 0;
+  /** Where the bytes this writer still owns begin (0 here; an output that hands out views moves it, frame-output.ts). */
+  protected start = 0;
 
   constructor(initialSize = 256) {
     this.buf = Buffer.allocUnsafe(initialSize);
   }
 
-  private ensure(n: number): void {
+  protected ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
     let size = Math.max(this.buf.length * 2, 64); // a zero-sized start must still grow
     while (size < this.pos + n) size *= 2;
@@ -91,7 +93,7 @@ export class JuteWriter {
   }
 
   get length(): number {
-    return this.pos;
+    return this.pos - this.start;
   }
 
   /** Bytes this writer can hold before it grows. */
@@ -101,27 +103,28 @@ export class JuteWriter {
 
   /** Forgets what was written, keeping the memory, so one writer can encode many records. */
   reset(): this {
-    this.pos = 0;
+    this.pos = this.start;
     return this;
   }
 
   /** The bytes written so far, as a copy of exactly that size. */
   toBufferCopy(): Buffer {
-    const out = Buffer.allocUnsafe(this.pos);
-    this.buf.copy(out, 0, 0, this.pos);
+    const out = Buffer.allocUnsafe(this.pos - this.start);
+    this.buf.copy(out, 0, this.start, this.pos);
     return out;
   }
 
   /** The bytes written so far (a view, not a copy). */
   toBuffer(): Buffer {
-    return this.buf.subarray(0, this.pos);
+    return this.buf.subarray(this.start, this.pos);
   }
 
   /** The bytes written so far, preceded by their int32 length: one frame. */
   toFrame(): Buffer {
-    const out = Buffer.allocUnsafe(this.pos + 4);
-    out.writeInt32BE(this.pos, 0);
-    this.buf.copy(out, 4, 0, this.pos);
+    const n = this.pos - this.start;
+    const out = Buffer.allocUnsafe(n + 4);
+    out.writeInt32BE(n, 0);
+    this.buf.copy(out, 4, this.start, this.pos);
     return out;
   }
 }

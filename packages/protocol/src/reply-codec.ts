@@ -8,8 +8,10 @@
 import { bufferBytes, writeBufferAt } from './buffer-bytes.js';
 import { OpCode, Xid } from './constants.js';
 import { ProtocolError } from './errors.js';
+import type { FrameOutput } from './frame-output.js';
 import { readInt64, writeInt64 } from './int64-bytes.js';
 import { JuteReader } from './jute-reader.js';
+import type { JuteWriter } from './jute-writer.js';
 import { readMultiResults, writeMultiResults } from './multi-codec.js';
 import type { GetDataResponse, MultiResponse, ReplyHeader, Response, WatcherEvent } from './records.js';
 import { hasEmptyResponse, isKnownReplyOp, isMultiOp, readResponseBody, writeResponseBody } from './response-bodies.js';
@@ -43,32 +45,76 @@ function encodeGetDataReply(h: ReplyHeader, res: GetDataResponse, prefix: number
   return out;
 }
 
-function encode(header: ReplyHeader, opType: number, response: Response | undefined, prefix: number): Buffer {
-  // An error reply is the header alone, so it can answer any op, even one this codec does not know
-  // (a server answers an unknown op with UNIMPLEMENTED and the request's xid). Except a refused
-  // SASL packet given a response: ZooKeeper sends AUTHFAILED *and* a (null) token, and its Java
-  // client reads the token whatever the err.
+/**
+ * Whether a reply is the header alone. An error reply is, so it can answer any op, even one this
+ * codec does not know (a server answers an unknown op with UNIMPLEMENTED and the request's xid).
+ * Except a refused SASL packet given a response: ZooKeeper sends AUTHFAILED *and* a (null) token,
+ * and its Java client reads the token whatever the err.
+ */
+function headerOnly(header: ReplyHeader, opType: number, response: Response | undefined): boolean {
   const bodyWithError = opType === OpCode.sasl && response !== undefined;
-  if ((header.err !== 0 && !bodyWithError) || hasEmptyResponse(opType)) {
+  return (header.err !== 0 && !bodyWithError) || hasEmptyResponse(opType);
+}
+
+function checkBody(opType: number, response: Response | undefined): asserts response is Response {
+  if (!isKnownReplyOp(opType)) throw new ProtocolError(`cannot encode a reply to unknown op ${opType}`);
+  if (response === undefined) throw new ProtocolError(`a successful reply to op ${opType} needs a response record`);
+}
+
+function writeBody(w: JuteWriter, opType: number, response: Response): void {
+  if (isMultiOp(opType)) writeMultiResults(w, (response as MultiResponse).results);
+  else writeResponseBody(w, opType, response);
+}
+
+function encode(header: ReplyHeader, opType: number, response: Response | undefined, prefix: number): Buffer {
+  if (headerOnly(header, opType, response)) {
     const out = Buffer.allocUnsafe(prefix + REPLY_HEADER_BYTES);
     if (prefix) out.writeInt32BE(REPLY_HEADER_BYTES, 0);
     writeHeaderAt(out, prefix, header.xid, header.zxid, header.err);
     return out;
   }
-  if (!isKnownReplyOp(opType)) throw new ProtocolError(`cannot encode a reply to unknown op ${opType}`);
-  if (response === undefined) throw new ProtocolError(`a successful reply to op ${opType} needs a response record`);
+  checkBody(opType, response);
   if (opType === OpCode.getData) return encodeGetDataReply(header, response as GetDataResponse, prefix);
   const w = takeWriter();
   try {
     if (prefix) w.int(0);
     w.int(header.xid).long(header.zxid).int(header.err);
-    if (isMultiOp(opType)) writeMultiResults(w, (response as MultiResponse).results);
-    else writeResponseBody(w, opType, response);
+    writeBody(w, opType, response);
     const out = w.toBufferCopy();
     if (prefix) out.writeInt32BE(out.length - 4, 0);
     return out;
   } finally {
     returnWriter(w);
+  }
+}
+
+/**
+ * Appends the reply frame `encodeReplyFrame({ xid, zxid, err }, opType, response)` would return to
+ * `out`, encoded in place (what a server's connection writes: its flush is then one buffer). On a
+ * throw nothing is appended. The header comes as three arguments: a server writes one per request.
+ */
+export function writeReplyFrame(out: FrameOutput, xid: number, zxid: bigint, err: number, opType: number, response?: Response): void {
+  if (err === 0 && opType === OpCode.getData && response !== undefined) {
+    // The hot path, sized up front and written in one claim, as encodeGetDataReply.
+    const res = response as GetDataResponse;
+    const at = out.claimFrame(REPLY_HEADER_BYTES + bufferBytes(res.data) + STAT_BYTES);
+    const b = out.target;
+    writeHeaderAt(b, at, xid, zxid, 0);
+    writeStatAt(b, writeBufferAt(b, at + REPLY_HEADER_BYTES, res.data), res.stat);
+    return;
+  }
+  const header = { xid, zxid, err };
+  const mark = out.beginFrame();
+  try {
+    out.int(xid).long(zxid).int(err);
+    if (!headerOnly(header, opType, response)) {
+      checkBody(opType, response);
+      writeBody(out, opType, response);
+    }
+    out.endFrame(mark);
+  } catch (e) {
+    out.dropFrame(mark);
+    throw e;
   }
 }
 
@@ -160,6 +206,13 @@ export function encodeNotification(zxid: bigint, event: WatcherEvent): Buffer {
 /** Like `frame(encodeNotification(...))`, without the extra copy. */
 export function encodeNotificationFrame(zxid: bigint, event: WatcherEvent): Buffer {
   return encodeNotificationAt(zxid, event, 4);
+}
+
+/** Appends the frame `encodeNotificationFrame` would return to `out`, encoded in place. */
+export function writeNotificationFrame(out: FrameOutput, zxid: bigint, event: WatcherEvent): void {
+  const mark = out.beginFrame();
+  out.int(Xid.notification).long(zxid).int(0).int(event.type).int(event.state).ustring(event.path);
+  out.endFrame(mark);
 }
 
 /** Reads a WatcherEvent {type, state, path} at `offset` (16 in a notification payload). */

@@ -10,6 +10,7 @@
  * through `ws`; a close first sends what is batched, so no message follows a close frame.
  */
 import { randomFillSync } from 'node:crypto';
+import { receiveBinaryMessagesDirectly } from '@tenure/protocol';
 import type WebSocket from 'ws';
 import type { WebSocketLike } from './websocket-like.js';
 
@@ -80,8 +81,13 @@ interface Internals {
   _sender?: { _queue?: unknown[] } | null;
 }
 
-/** `socket` as a WebSocketLike whose `send` batches per microtask and whose `close` sends the batch first. */
-export function batchingSends(socket: WebSocket): WebSocketLike {
+/**
+ * `socket` as a WebSocketLike whose `send` batches per microtask and whose `close` sends the batch
+ * first; once open, its binary messages (at most `maxPayload` bytes) are read in place, past `ws`'
+ * Receiver (receiveBinaryMessagesDirectly in @tenure/protocol).
+ */
+export function batchingSends(socket: WebSocket, maxPayload: number): WebSocketLike {
+  socket.once('open', () => receiveBinaryMessagesDirectly(socket, maxPayload, false));
   const send = socket.send.bind(socket);
   const close = socket.close.bind(socket);
   let pending: Uint8Array[] = [];

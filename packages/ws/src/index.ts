@@ -55,7 +55,7 @@ export function webSocket(urls: string | readonly string[], options: WebSocketTr
         perMessageDeflate: false,
       });
       socket.binaryType = 'nodebuffer';
-      return batchingSends(socket);
+      return batchingSends(socket, maxFrameBytes + 4);
     },
     { maxFrameBytes },
   );

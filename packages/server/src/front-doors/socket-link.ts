@@ -1,6 +1,6 @@
 /**
  * A TCP or TLS socket as a wire session's link (wire-session.ts): length-prefixed frames in,
- * coalesced writes out. What only a socket has is here: a fresh connection whose first 4 bytes
+ * one write per flush out. What only a socket has is here: a fresh connection whose first 4 bytes
  * spell a four-letter word gets a text answer and is closed (§6.10); a frame length below 0 or
  * above maxBufferBytes is reported to the session; and a close sends a FIN, keeps reading (so the
  * peer's late requests do not turn it into a reset) and lingers until the peer closes.
@@ -11,8 +11,6 @@ import { answerFourLetterWord, type ListenerStats } from './four-letter-words.js
 import type { PeerInfo } from './front-door.js';
 import { WireSession, type LinkFailure, type WireDoor, type WireLink } from './wire-session.js';
 
-/** Below this many queued bytes the frames of one turn are copied into one buffer; above, writev. */
-const COALESCE_BYTES = 64 * 1024;
 /** A connection whose peer does not read stops being read once this much output is queued. */
 const WRITE_HIGH_WATER = 4 * 1024 * 1024;
 /** How long a closed connection waits for its peer to close before the socket is destroyed. */
@@ -82,17 +80,9 @@ export class SocketLink implements WireLink {
     this.lingerThenDestroy();
   }
 
-  write(frames: readonly Buffer[], bytes: number): boolean {
-    const socket = this.socket;
-    const n = frames.length;
-    if (n === 1) socket.write(frames[0]!);
-    else if (bytes <= COALESCE_BYTES) socket.write(Buffer.concat(frames, bytes));
-    else {
-      socket.cork();
-      for (let i = 0; i < n; i++) socket.write(frames[i]!);
-      socket.uncork();
-    }
-    return socket.writableLength > WRITE_HIGH_WATER;
+  write(bytes: Buffer, _frames: number): boolean {
+    this.socket.write(bytes);
+    return this.socket.writableLength > WRITE_HIGH_WATER;
   }
 
   pause(): void {

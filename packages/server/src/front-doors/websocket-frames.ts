@@ -54,6 +54,40 @@ export function encodeBinaryMessages(payloads: readonly Buffer[], bytes: number,
   return out;
 }
 
+/**
+ * One binary message per frame of `frames` (whole ZooKeeper frames, int32 length + payload, back to
+ * back, `count` of them: a wire session's flush), each message carrying one frame, in one buffer.
+ */
+export function encodeFrameMessages(frames: Buffer, count: number): Buffer {
+  const end = frames.length;
+  let size = end;
+  for (let at = 0; at < end;) {
+    const n = frames.readInt32BE(at) + 4;
+    size += headerBytes(n);
+    at += n;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let to = 0;
+  for (let at = 0, i = 0; i < count; i++) {
+    const n = frames.readInt32BE(at) + 4;
+    to = writeHeader(out, to, n);
+    to += frames.copy(out, to, at, at + n);
+    at += n;
+  }
+  return out;
+}
+
+/** The frames of a wire session's flush (see encodeFrameMessages) as views, one per frame. */
+export function splitFrames(frames: Buffer): Buffer[] {
+  const list: Buffer[] = [];
+  for (let at = 0; at < frames.length;) {
+    const n = frames.readInt32BE(at) + 4;
+    list.push(frames.subarray(at, at + n));
+    at += n;
+  }
+  return list;
+}
+
 /** What of a `ws` socket the direct write needs: its TCP (or TLS) socket, set once open. */
 interface RawSocket {
   write(data: Buffer, cb?: (err?: Error | null) => void): boolean;

@@ -13,7 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import type { TlsOptions } from 'node:tls';
 import type { WebSocket } from 'ws';
-import { FrameReader, frame, InvalidArgumentError } from '@tenure/protocol';
+import { FrameReader, frame, InvalidArgumentError, receiveBinaryMessagesDirectly } from '@tenure/protocol';
 import type { Logger } from '../options.js';
 import type { BindOptions, WebSocketAddress, WebSocketEndpointOptions } from './websocket-endpoint.js';
 import { WebSocketEndpoint, frameProblem, messageBuffer } from './websocket-endpoint.js';
@@ -139,6 +139,8 @@ function carry(
   };
 
   ws.binaryType = 'nodebuffer';
+  // Binary messages read in place, past ws' Receiver (which still sees everything else).
+  receiveBinaryMessagesDirectly(ws, maxFrameBytes + 4, true);
   ws.on('message', (data, isBinary) => {
     if (done) return;
     const message = messageBuffer(data);

@@ -7,10 +7,11 @@
  * 1002, an internal failure 1011, a refused handshake 1013; a timeout or a vanished peer is
  * terminated.
  */
+import { receiveBinaryMessagesDirectly } from '@tenure/protocol';
 import type { WebSocket } from 'ws';
 import type { PeerInfo } from './front-door.js';
 import { frameProblem, messageBuffer } from './websocket-endpoint.js';
-import { encodeBinaryMessages, rawSocketOf } from './websocket-frames.js';
+import { encodeFrameMessages, rawSocketOf, splitFrames } from './websocket-frames.js';
 import { WireSession, type LinkFailure, type WireDoor, type WireLink } from './wire-session.js';
 
 /** A connection whose peer does not read stops being read once this much output is queued. */
@@ -39,6 +40,8 @@ export class WebSocketLink implements WireLink {
     this.remote = `/${peer.address ?? '?'}:${remotePort ?? 0}`;
     ws.binaryType = 'nodebuffer';
     this.session = new WireSession(door, this, peer);
+    // Binary messages read in place, past ws' Receiver (which still sees everything else).
+    receiveBinaryMessagesDirectly(ws, door.server.limits.maxBufferBytes + 4, true);
     ws.on('message', (data, isBinary) => this.onMessage(messageBuffer(data), isBinary));
     ws.on('error', (err) => {
       door.server.logger?.debug?.({ err, remote: this.remote }, 'WebSocket error');
@@ -54,13 +57,13 @@ export class WebSocketLink implements WireLink {
     else if (problem !== undefined) {
       this.door.server.logger?.debug?.({ problem, remote: this.remote }, 'WebSocket message is not one frame');
       this.session.fail('bad-input');
-    } else this.session.frames([data.subarray(4)]);
+    } else this.session.frame(data.subarray(4));
   }
 
-  write(frames: readonly Buffer[], bytes: number): boolean {
+  write(bytes: Buffer, frames: number): boolean {
     const socket = rawSocketOf(this.ws);
-    if (socket !== undefined) socket.write(encodeBinaryMessages(frames, bytes), this.afterWrite);
-    else for (let i = 0; i < frames.length; i++) this.ws.send(frames[i]!, this.afterWrite);
+    if (socket !== undefined) socket.write(encodeFrameMessages(bytes, frames), this.afterWrite);
+    else for (const f of splitFrames(bytes)) this.ws.send(f, this.afterWrite);
     if (this.ws.bufferedAmount > WRITE_HIGH_WATER) this.behind = true;
     return this.behind;
   }

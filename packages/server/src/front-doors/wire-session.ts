@@ -15,7 +15,8 @@
  * - flow: the link is not read while the session is being set up, while the peer does not read
  *   its output, while the server owes too many replies (globalOutstandingLimit) and during
  *   shutdown; frames read meanwhile wait in order.
- * - output: what the server delivers in one microtask leaves in one link write.
+ * - output: what the server delivers in one microtask is encoded into one buffer (frame-output.ts in
+ *   @tenure/protocol) and leaves in one link write.
  * - shutdown and close: the server's close sends what is queued, then closes the link.
  *
  * Bad input costs that one link and nothing else.
@@ -28,11 +29,12 @@ import {
   connectRequestHasReadOnly,
   decodeConnectRequest,
   decodeRequest,
+  FrameOutput,
   encodeConnectResponse,
-  encodeNotificationFrame,
-  encodeReplyFrame,
   frame,
   unrefTimer,
+  writeNotificationFrame,
+  writeReplyFrame,
   type CloseReason,
   type ConnectRequest,
   type Reply,
@@ -51,8 +53,12 @@ export type LinkFailure = 'bad-input' | 'refused' | 'internal' | 'timeout' | 'go
 export interface WireLink {
   /** `/address:port`, for logs and `cons`. */
   readonly remote: string;
-  /** Writes one flush's frames in order (`bytes` in all). Returns whether the peer is behind: then the link calls `writable()` once it catches up. */
-  write(frames: readonly Buffer[], bytes: number): boolean;
+  /**
+   * Writes one flush: `frames` whole frames (int32 length + payload each), back to back in `bytes`, which
+   * the link may keep (it is never written over). Returns whether the peer is behind: then the link
+   * calls `writable()` once it catches up.
+   */
+  write(bytes: Buffer, frames: number): boolean;
   pause(): void;
   resume(): void;
   /** Sends what was written, then closes (`reason` for links that carry one); keeps reading, and discarding, until the peer closes. */
@@ -116,11 +122,11 @@ export class WireSession implements ConnectionSink, ConnectionStats {
   private early: Buffer[] = [];
   /** Frames read but not yet handed over while throttled or draining. */
   private backlog: Buffer[] = [];
-  private out: Buffer[] = [];
-  private outBytes = 0;
+  /** The frames of the next flush, encoded in place. */
+  private readonly out = new FrameOutput();
   private flushQueued = false;
   private repliesQueued = 0;
-  /** When the input that produced the queued replies was read (for latency). */
+  /** When the first input not yet answered by a flush was read (for latency); 0 once a flush answered it. */
   private readAt = 0;
   private finished = false;
   private readonly abort = new AbortController();
@@ -155,7 +161,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
   }
 
   get queuedFrames(): number {
-    return this.out.length;
+    return this.out.frames;
   }
 
   /** Whether the link is being read (ZooKeeper's interest ops in `cons`). */
@@ -171,18 +177,22 @@ export class WireSession implements ConnectionSink, ConnectionStats {
 
   /** The frames (payloads without their length) of one read. */
   frames(payloads: readonly Buffer[]): void {
+    for (let i = 0; i < payloads.length; i++) {
+      if (this.phase === CLOSED || (this.stops & REFUSED) !== 0) break;
+      this.frame(payloads[i]!);
+    }
+  }
+
+  /** One frame (its payload, without the length): a WebSocket message. */
+  frame(payload: Buffer): void {
     if (this.phase === CLOSED || (this.stops & REFUSED) !== 0) return;
-    this.readAt = performance.now();
+    // One clock read per flush, not per read: a WebSocket delivers each frame as its own read.
+    if (this.readAt === 0) this.readAt = performance.now();
     try {
-      for (let i = 0; i < payloads.length; i++) {
-        const payload = payloads[i]!;
-        const phase = this.phase;
-        if (phase === OPEN) this.take(payload);
-        else if (phase === HANDSHAKE) this.handshake(payload);
-        else if (phase === SETTING_UP) this.early.push(payload);
-        else break;
-        if ((this.stops & REFUSED) !== 0) break;
-      }
+      const phase = this.phase;
+      if (phase === OPEN) this.take(payload);
+      else if (phase === HANDSHAKE) this.handshake(payload);
+      else this.early.push(payload); // SETTING_UP
     } catch (err) {
       // Never let one connection take the server down.
       this.server.logger?.warn({ err, remote: this.link.remote }, 'connection failed');
@@ -276,6 +286,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
       this.writeNow(connectAnswer(result.timeoutMs, conn.session.id, conn.session.passwd, withReadOnly));
       this.phase = OPEN;
       const early = this.early;
+      if (early.length === 0) this.readAt = 0; // the handshake is answered: latency counts from the next read
       this.early = [];
       for (const p of early) {
         if (this.phase !== OPEN || (this.stops & REFUSED) !== 0) break;
@@ -324,20 +335,21 @@ export class WireSession implements ConnectionSink, ConnectionStats {
     const t = token as number;
     const xid = Math.floor(t / OP_SPAN);
     const op = t - xid * OP_SPAN - OP_BIAS;
-    let bytes: Buffer;
     try {
-      bytes = encodeReplyFrame({ xid, zxid: reply.zxid, err: reply.err }, op, reply.response);
+      writeReplyFrame(this.out, xid, reply.zxid, reply.err, op, reply.response);
     } catch (err) {
       this.server.logger?.warn({ err, op }, 'reply could not be encoded');
-      bytes = encodeReplyFrame({ xid, zxid: reply.zxid, err: ErrorCode.MARSHALLINGERROR }, op);
+      writeReplyFrame(this.out, xid, reply.zxid, ErrorCode.MARSHALLINGERROR, op);
     }
     if (reply.zxid > 0n) this.lastZxid = reply.zxid;
     this.repliesQueued++;
-    this.queue(bytes);
+    this.queued();
   }
 
   deliverEvent(event: WatcherEvent, zxid: bigint): void {
-    if (this.phase !== CLOSED) this.queue(encodeNotificationFrame(zxid, event));
+    if (this.phase === CLOSED) return;
+    writeNotificationFrame(this.out, zxid, event);
+    this.queued();
   }
 
   deliverClose(reason: CloseReason): void {
@@ -349,9 +361,8 @@ export class WireSession implements ConnectionSink, ConnectionStats {
 
   // ---- output ----
 
-  private queue(bytes: Buffer): void {
-    this.out.push(bytes);
-    this.outBytes += bytes.length;
+  /** A frame was written to `out`: it leaves with the next flush. */
+  private queued(): void {
     if (!this.flushQueued) {
       this.flushQueued = true;
       // The server delivers a turn's output from one microtask; this one runs after it.
@@ -370,20 +381,18 @@ export class WireSession implements ConnectionSink, ConnectionStats {
 
   private flush(): void {
     this.flushQueued = false;
-    const q = this.out;
-    const n = q.length;
+    const n = this.out.frames;
     if (n === 0 || this.phase === CLOSED) return;
-    const bytes = this.outBytes;
-    this.out = [];
-    this.outBytes = 0;
+    const bytes = this.out.take();
     this.sent += n;
     this.door.totals.sent += n;
     if (this.repliesQueued > 0) this.noteLatency();
-    if (this.link.write(q, bytes)) this.stop(BACKPRESSURE);
+    if (this.link.write(bytes, n)) this.stop(BACKPRESSURE);
   }
 
   private noteLatency(): void {
-    const ms = Math.max(0, performance.now() - this.readAt);
+    const ms = this.readAt === 0 ? 0 : Math.max(0, performance.now() - this.readAt);
+    this.readAt = 0;
     const replies = this.repliesQueued;
     this.repliesQueued = 0;
     this.lastResponseAt = Date.now();
@@ -396,7 +405,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
   private writeNow(bytes: Buffer): void {
     this.sent++;
     this.door.totals.sent++;
-    if (this.link.write([bytes], bytes.length)) this.stop(BACKPRESSURE);
+    if (this.link.write(bytes, 1)) this.stop(BACKPRESSURE);
   }
 
   // ---- flow and close ----
@@ -467,8 +476,7 @@ export class WireSession implements ConnectionSink, ConnectionStats {
     this.abort.abort();
     this.server.clock.clearTimeout(this.handshakeTimer);
     this.early = [];
-    this.out = [];
-    this.outBytes = 0;
+    this.out.reset();
     this.backlog = [];
     const conn = this.conn;
     this.conn = undefined;
