@@ -20,10 +20,8 @@ import {
   type StorageEvent,
   type WebSocketAddress,
 } from '@tenure/server';
-import { EtcdRpc, EtcdStore } from '@tenure/etcd';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
 import { helpText, parseCommandLine } from './flags.js';
-import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
 import { tlsServerOptions } from './tls-stores.js';
@@ -129,13 +127,16 @@ export async function startServer(
   // With a data dir this recovers it first (and throws, naming the file and offset, on damage);
   // with etcd it loads the namespace into its mirror first.
   const options = serverOptions(settings, logger.child({ component: 'server' }), onStorageEvent);
+  // @tenure/etcd (gRPC, protobuf) and prom-client are loaded only when configured: importing them
+  // costs a few hundred ms of start-up, which a restart would otherwise pay before it recovers.
   const server =
     settings.etcdEndpoints === undefined
       ? createEmbeddedServer(options)
-      : await createReplicatedServer(
-          new EtcdStore(new EtcdRpc(settings.etcdEndpoints), settings.etcdPrefix, { logger: logger.child({ component: 'etcd' }) }),
-          options,
-        );
+      : await (async () => {
+          const { EtcdRpc, EtcdStore } = await import('@tenure/etcd');
+          const store = new EtcdStore(new EtcdRpc(settings.etcdEndpoints!), settings.etcdPrefix, { logger: logger.child({ component: 'etcd' }) });
+          return createReplicatedServer(store, options);
+        })();
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
@@ -161,6 +162,7 @@ export async function startServer(
           });
     let metricsPort: number | undefined;
     if (settings.metricsPort !== undefined) {
+      const { ServerMetrics, serveMetrics } = await import('./metrics.js');
       const served = await serveMetrics(new ServerMetrics(server), settings.metricsPort, settings.metricsHost);
       metricsServer = served.server;
       metricsPort = served.port;
