@@ -21,6 +21,7 @@ import {
   type WebSocketAddress,
 } from '@tenure/server';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
+import { collectGarbage } from './collect-garbage.js';
 import { helpText, parseCommandLine } from './flags.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
@@ -252,12 +253,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
 
+  // After recovery, once the start-up snapshot (if any) is on disk: see collect-garbage.ts.
+  let startupSnapshot = true;
   try {
     running = await startServer(settings, logger, (event) => {
       // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
       if (event.kind === 'failed') {
         logger.fatal({ err: event.error }, 'the transaction log failed; exiting');
         process.exit(1);
+      }
+      if (event.kind === 'snapshot' && startupSnapshot) {
+        startupSnapshot = false;
+        setImmediate(collectGarbage);
       }
     });
   } catch (err) {
@@ -285,4 +292,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     'serving',
   );
+  // A replay is followed by a snapshot, whose event collects; a snapshot loaded alone collects now.
+  const recovered = running.server.storageStats?.recovered;
+  const replayed = recovered?.snapshotZxid !== undefined && recovered.replayed > 0;
+  if (!replayed) startupSnapshot = false;
+  if (recovered?.snapshotZxid !== undefined && !replayed) setImmediate(collectGarbage);
 }
