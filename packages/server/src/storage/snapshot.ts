@@ -388,6 +388,9 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
     // The node records, read straight off a DataView (they are nearly all of the file).
     const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
     let p = at();
+    // The parent of the last node restored, and its path as a prefix ('' for the root).
+    let parentNode: ZNode | undefined;
+    let parentPath = '';
     const need = (n: number, what: string): void => {
       if (p + n > buf.length) throw new SnapshotFormatError(p, `truncated ${what}`);
     };
@@ -404,7 +407,12 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const dataLen = dv.getInt32(p);
       if (dataLen < -1) throw new SnapshotFormatError(p, `bad data length ${dataLen}`);
       need(4 + Math.max(0, dataLen) + 8 + 60, 'node');
-      const data = dataLen === -1 ? null : Buffer.from(buf.subarray(p + 4, p + 4 + dataLen));
+      let data: Buffer | null = null;
+      if (dataLen >= 0) {
+        // A copy (from the allocation pool when small): a slice would pin the whole file.
+        data = Buffer.allocUnsafe(dataLen);
+        buf.copy(data, 0, p + 4, p + 4 + dataLen);
+      }
       p += 4 + Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
@@ -437,12 +445,19 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       node.pzxid = pzxid;
       const key = path === '' ? '/' : path;
       if (key !== '/') {
+        // Siblings come together in both writers' orders: the last parent is held, not looked up per node.
         const slash = key.lastIndexOf('/');
-        const parent = slash <= 0 ? '/' : key.slice(0, slash);
-        if (slash < 0 || !tree.nodes.has(parent)) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        if (slash < 0) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        if (parentNode === undefined || slash !== parentPath.length || !key.startsWith(parentPath)) {
+          parentPath = slash === 0 ? '/' : key.slice(0, slash);
+          parentNode = tree.nodes.get(parentPath);
+          if (slash === 0) parentPath = '';
+          if (parentNode === undefined) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        }
         if (tree.nodes.has(key)) throw new SnapshotFormatError(start, `node ${path} appears twice`);
+        tree.restoreChild(parentNode, key.slice(slash + 1), key, node);
       } else if (tree.nodes.has('/')) throw new SnapshotFormatError(start, 'the root appears twice');
-      tree.restore(key, node);
+      else tree.restore(key, node);
     }
     const r2 = new JuteReader(buf, p);
     reader = r2;
