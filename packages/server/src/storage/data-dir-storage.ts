@@ -164,13 +164,14 @@ export class DataDirStorage {
     const hooks = this.hooks;
     if (hooks === undefined || (this.closed && !startup)) return;
     const t0 = performance.now();
-    // The temp file is named by the zxid now; the walk takes Z when it starts, and names the file by it.
-    const name = snapshotName(this.lastAppended);
-    let file: DurableFileWriter | undefined;
+    let name = snapshotName(this.lastAppended);
+    let file = undefined as DurableFileWriter | undefined;
     try {
-      file = await DurableFileWriter.open(this.paths.snapDir, `tmp.${name}`);
-      const snap = await takeFuzzySnapshot({ state: () => hooks.state(), lastZxid: () => this.lastAppended }, file);
-      const syncMs = await file.commit(snapshotName(snap.zxid), startup || this.forceSync);
+      const snap = await takeFuzzySnapshot({ state: () => hooks.state(), lastZxid: () => this.lastAppended }, async (zxid) => {
+        name = snapshotName(zxid);
+        return (file = await DurableFileWriter.open(this.paths.snapDir, `tmp.${name}`));
+      });
+      const syncMs = await file!.commit(name, startup || this.forceSync);
       file = undefined;
       this.stats.snapshots++;
       this.stats.lastSnapshotZxid = snap.zxid;

@@ -50,15 +50,21 @@ const FLUSH_BYTES = 768 * 1024;
 
 /**
  * Walks and encodes the tree in slices of about `sliceMs` of the event loop each, writing the
- * file to `sink` as it goes: only about a megabyte of it is held at a time. The ACL cache, which
+ * file to the sink `openSink` gives for Z as it goes: only about a megabyte of it is held at a time. The ACL cache, which
  * the file holds before the nodes, is the lists the tree's nodes hold at Z (see SnapshotEncoder).
  */
-export async function takeFuzzySnapshot(source: FuzzySource, sink: SnapshotSink, sliceMs = 8): Promise<FuzzySnapshot> {
+export async function takeFuzzySnapshot(
+  source: FuzzySource,
+  openSink: (zxid: bigint) => Promise<SnapshotSink>,
+  sliceMs = 8,
+): Promise<FuzzySnapshot> {
+  // Z, the sessions and the ACL cache are taken in the caller's turn; the file opens after.
   const zxid = source.lastZxid();
   const { tree, sessions } = source.state();
   const enc = new SnapshotEncoder(sessions);
   enc.declareAcls(tree.nodes);
   const head = enc.head();
+  const sink = await openSink(zxid);
   let bytes = head.length;
   await sink.write([head]);
   const mark = ++marks;
