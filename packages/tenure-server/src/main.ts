@@ -135,7 +135,9 @@ export async function startServer(
       ? createEmbeddedServer(options)
       : await (async () => {
           const { EtcdRpc, EtcdStore } = await import('@tenure/etcd');
-          const store = new EtcdStore(new EtcdRpc(settings.etcdEndpoints!), settings.etcdPrefix, { logger: logger.child({ component: 'etcd' }) });
+          const store = new EtcdStore(new EtcdRpc(settings.etcdEndpoints!), settings.etcdPrefix, {
+            logger: logger.child({ component: 'etcd' }),
+          });
           return createReplicatedServer(store, options);
         })();
   let metricsServer: Server | undefined;
