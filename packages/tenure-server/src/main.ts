@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { pino, type Logger as PinoLogger } from 'pino';
+import type { EtcdStore } from '@tenure/etcd';
 import {
   createEmbeddedServer,
   createReplicatedServer,
@@ -20,10 +21,9 @@ import {
   type StorageEvent,
   type WebSocketAddress,
 } from '@tenure/server';
-import { EtcdRpc, EtcdStore } from '@tenure/etcd';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
+import { collectGarbage } from './collect-garbage.js';
 import { helpText, parseCommandLine } from './flags.js';
-import { ServerMetrics, serveMetrics } from './metrics.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
 import { tlsServerOptions } from './tls-stores.js';
@@ -95,7 +95,8 @@ export function serverOptions(
 }
 
 /** The etcd store of these settings: TLS from the etcd.tls.* files, the compactor when etcd.compaction.retention is set. */
-function etcdStore(s: ServerSettings, endpoints: string[], logger: PinoLogger): EtcdStore {
+async function etcdStore(s: ServerSettings, endpoints: string[], logger: PinoLogger): Promise<EtcdStore> {
+  const { EtcdRpc, EtcdStore } = await import('@tenure/etcd');
   const read = (key: string, file: string | undefined): Buffer | undefined => {
     if (file === undefined) return undefined;
     try {
@@ -149,10 +150,12 @@ export async function startServer(
   // With a data dir this recovers it first (and throws, naming the file and offset, on damage);
   // with etcd it loads the namespace into its mirror first.
   const options = serverOptions(settings, logger.child({ component: 'server' }), onStorageEvent);
+  // @tenure/etcd (gRPC, protobuf) and prom-client are loaded only when configured: importing them
+  // costs a few hundred ms of start-up, which a restart would otherwise pay before it recovers.
   const server =
     settings.etcdEndpoints === undefined
       ? createEmbeddedServer(options)
-      : await createReplicatedServer(etcdStore(settings, settings.etcdEndpoints, logger.child({ component: 'etcd' })), options);
+      : await createReplicatedServer(await etcdStore(settings, settings.etcdEndpoints, logger.child({ component: 'etcd' })), options);
   let metricsServer: Server | undefined;
   try {
     const address = await server.listen({ port: settings.clientPort, host: settings.clientPortAddress });
@@ -178,6 +181,7 @@ export async function startServer(
           });
     let metricsPort: number | undefined;
     if (settings.metricsPort !== undefined) {
+      const { ServerMetrics, serveMetrics } = await import('./metrics.js');
       const served = await serveMetrics(new ServerMetrics(server), settings.metricsPort, settings.metricsHost);
       metricsServer = served.server;
       metricsPort = served.port;
@@ -267,12 +271,18 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
 
+  // After recovery, once the start-up snapshot (if any) is on disk: see collect-garbage.ts.
+  let startupSnapshot = true;
   try {
     running = await startServer(settings, logger, (event) => {
       // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
       if (event.kind === 'failed') {
         logger.fatal({ err: event.error }, 'the transaction log failed; exiting');
         process.exit(1);
+      }
+      if (event.kind === 'snapshot' && startupSnapshot) {
+        startupSnapshot = false;
+        setImmediate(collectGarbage);
       }
     });
   } catch (err) {
@@ -300,4 +310,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     'serving',
   );
+  // A replay is followed by a snapshot, whose event collects; a snapshot loaded alone collects now.
+  const recovered = running.server.storageStats?.recovered;
+  const replayed = recovered?.snapshotZxid !== undefined && recovered.replayed > 0;
+  if (!replayed) startupSnapshot = false;
+  if (recovered?.snapshotZxid !== undefined && !replayed) setImmediate(collectGarbage);
 }

@@ -71,6 +71,13 @@ export class DataTree {
     this.index(path, node.ephemeralOwner, true);
   }
 
+  /** `restore` of a child whose loaded parent the caller holds, with its name (no lookup of the parent). */
+  restoreChild(parent: ZNode, name: string, path: string, node: ZNode): void {
+    parent.addChild(name);
+    this.nodes.set(path, node);
+    this.index(path, node.ephemeralOwner, true);
+  }
+
   /** The node at `path`; '' is the root too, as in ZooKeeper (whose tree keeps the root under both). */
   get(path: string): ZNode | undefined {
     const key = path === '' ? '/' : path;

@@ -8,7 +8,7 @@ import { unlinkSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { JuteWriter } from '@tenure/protocol';
 import { snapshotName } from './file-names.js';
-import { syncDir, writeFileDurably, writeFileDurablySync } from './fs-sync.js';
+import { DurableFileWriter, syncDir, writeFileDurablySync } from './fs-sync.js';
 import { purge, type PurgeResult } from './purge.js';
 import { dirPaths, recover, type DirPaths, type Recovered } from './recovery.js';
 import { takeFuzzySnapshot } from './fuzzy-snapshot.js';
@@ -164,15 +164,27 @@ export class DataDirStorage {
     const hooks = this.hooks;
     if (hooks === undefined || (this.closed && !startup)) return;
     const t0 = performance.now();
-    const snap = await takeFuzzySnapshot({ state: () => hooks.state(), lastZxid: () => this.lastAppended });
-    const name = snapshotName(snap.zxid);
+    let name = snapshotName(this.lastAppended);
+    let file = undefined as DurableFileWriter | undefined;
     try {
-      const syncMs = await writeFileDurably(this.paths.snapDir, `tmp.${name}`, name, snap.parts, startup || this.forceSync);
+      const snap = await takeFuzzySnapshot({ state: () => hooks.state(), lastZxid: () => this.lastAppended }, async (zxid) => {
+        name = snapshotName(zxid);
+        return (file = await DurableFileWriter.open(this.paths.snapDir, `tmp.${name}`));
+      });
+      const syncMs = await file!.commit(name, startup || this.forceSync);
+      file = undefined;
       this.stats.snapshots++;
       this.stats.lastSnapshotZxid = snap.zxid;
-      const bytes = snap.parts.reduce((n, b) => n + b.length, 0);
-      hooks.snapshotted?.({ zxid: snap.zxid, nodes: snap.nodes, bytes, totalMs: performance.now() - t0, syncMs, digest: snap.digest });
+      hooks.snapshotted?.({
+        zxid: snap.zxid,
+        nodes: snap.nodes,
+        bytes: snap.bytes,
+        totalMs: performance.now() - t0,
+        syncMs,
+        digest: snap.digest,
+      });
     } catch (err) {
+      await file?.abort();
       hooks.warn({ err }, `snapshot ${name} failed`);
     }
   }

@@ -23,8 +23,8 @@ import { SnapshotEncoder } from './snapshot.js';
 export interface FuzzySnapshot {
   /** Z: the last zxid applied when the walk began (the file's name). */
   zxid: bigint;
-  /** The file, in pieces. */
-  parts: Buffer[];
+  /** The file's size. */
+  bytes: number;
   /** Whether the file carries the tree digest (no txn was applied during the walk). */
   digest: boolean;
   nodes: number;
@@ -38,15 +38,35 @@ export interface FuzzySource {
   lastZxid(): bigint;
 }
 
+/** Where the file goes, front to back; a write resolves once its pieces may be reused. */
+export interface SnapshotSink {
+  write(parts: readonly Buffer[]): Promise<void>;
+}
+
 let marks = 0;
 
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** Records pending past this are written out before the walk goes on (the encoder's piece is 1 MiB). */
+const FLUSH_BYTES = 768 * 1024;
 
-/** Walks and encodes the tree in slices of about `sliceMs` of the event loop each. */
-export async function takeFuzzySnapshot(source: FuzzySource, sliceMs = 8): Promise<FuzzySnapshot> {
+/**
+ * Walks and encodes the tree in slices of about `sliceMs` of the event loop each, writing the
+ * file to the sink `openSink` gives for Z as it goes: only about a megabyte of it is held at a time. The ACL cache, which
+ * the file holds before the nodes, is the lists the tree's nodes hold at Z (see SnapshotEncoder).
+ */
+export async function takeFuzzySnapshot(
+  source: FuzzySource,
+  openSink: (zxid: bigint) => Promise<SnapshotSink>,
+  sliceMs = 8,
+): Promise<FuzzySnapshot> {
+  // Z, the sessions and the ACL cache are taken in the caller's turn; the file opens after.
   const zxid = source.lastZxid();
   const { tree, sessions } = source.state();
   const enc = new SnapshotEncoder(sessions);
+  enc.declareAcls(tree.nodes);
+  const head = enc.head();
+  const sink = await openSink(zxid);
+  let bytes = head.length;
+  await sink.write([head]);
   const mark = ++marks;
   const it = tree.nodes.entries();
   let slices = 0;
@@ -64,13 +84,18 @@ export async function takeFuzzySnapshot(source: FuzzySource, sliceMs = 8): Promi
         node.snapshotMark = mark;
         enc.add(path, node);
       }
-      if ((n & 255) === 255 && performance.now() >= until) break;
+      if ((n & 63) === 63 && (enc.pending >= FLUSH_BYTES || ((n & 255) === 255 && performance.now() >= until))) break;
     }
     if (done) break;
-    enc.checksum();
     slices++;
-    await yieldToLoop();
+    // The write is the yield to the event loop: requests are served while it runs.
+    const parts = enc.drain();
+    for (const b of parts) bytes += b.length;
+    await sink.write(parts);
   }
   const exact = source.lastZxid() === zxid;
-  return { zxid, parts: enc.finish(exact ? zxid : 0n, exact ? enc.digest : 0n), digest: exact, nodes: enc.count, slices };
+  const tail = [...enc.drain(), enc.tail(exact ? zxid : 0n, exact ? enc.digest : 0n)];
+  for (const b of tail) bytes += b.length;
+  await sink.write(tail);
+  return { zxid, bytes, digest: exact, nodes: enc.count, slices };
 }

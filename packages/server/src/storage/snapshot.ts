@@ -144,10 +144,11 @@ export function treeDigest(tree: DataTree): bigint {
 
 /**
  * The node records (the bulk of a snapshot) in 1 MiB pieces: no piece is copied again as the file
- * grows, and the Adler-32 of the records is summed piece by piece (`checksum`).
+ * grows, and the Adler-32 of the records is summed piece by piece (`checksum`). A streaming writer
+ * `drain`s the pieces to the file as it goes and the writer reuses its buffer.
  */
 class NodeWriter {
-  readonly parts: Buffer[] = [];
+  private parts: Buffer[] = [];
   buf = Buffer.allocUnsafe(1 << 20);
   dv = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
   pos = 0;
@@ -169,9 +170,21 @@ class NodeWriter {
     this.length += this.pos - this.summed;
     this.summed = this.pos;
   }
-  finish(): Buffer[] {
+  /** Bytes written and not yet drained. */
+  get pending(): number {
+    return this.pos + this.parts.reduce((n, b) => n + b.length, 0);
+  }
+  /**
+   * The records written since the last drain. The last piece is a view of the buffer that the
+   * next `add` overwrites: the caller is done with the pieces (written them out) before that.
+   */
+  drain(): Buffer[] {
     this.checksum();
-    return [...this.parts, this.buf.subarray(0, this.pos)];
+    const out = [...this.parts, this.buf.subarray(0, this.pos)];
+    this.parts = [];
+    this.pos = 0;
+    this.summed = 0;
+    return out;
   }
 }
 
@@ -179,6 +192,12 @@ class NodeWriter {
  * A snapshot written node by node: `add` each node (parents first), then `finish`. The ACL cache,
  * which comes before the nodes in the file, gets its ids in order of first use as nodes are added
  * and is written at the end; the Adler-32 seal joins the header's sum to the records' sum.
+ *
+ * Streamed (`declareAcls`, then `head`, `drain` as records pile up, `tail`): the ACL cache is
+ * fixed before the first record, so the file is written front to back and never held whole. A
+ * node added later with a list outside the cache (a setACL during a fuzzy walk) names an id the
+ * cache lacks, as ZooKeeper's own fuzzy snapshots can (ZOOKEEPER-4689): both readers take it, and
+ * the replay of that setACL, which is after the snapshot's zxid, gives the node its ACL.
  */
 export class SnapshotEncoder {
   private readonly sessions: Array<[bigint, number]>;
@@ -187,6 +206,10 @@ export class SnapshotEncoder {
   private readonly lists: Array<readonly ACL[]> = [];
   private readonly out = new NodeWriter();
   private readonly sum = new DigestSum();
+  /** Set by `declareAcls`: the cache is written, ids past it are unknown to the file. */
+  private cacheSealed = false;
+  private outsideIds = 0;
+  private headBytes: Buffer | undefined;
   count = 0;
 
   /** `sessions` is copied: the session section is as of this call. */
@@ -200,12 +223,18 @@ export class SnapshotEncoder {
     const key = aclKey(acl);
     id = this.byKey.get(key);
     if (id === undefined) {
-      id = this.lists.length + 1;
+      id = this.cacheSealed ? this.lists.length + 1 + this.outsideIds++ : this.lists.length + 1;
       this.byKey.set(key, id);
-      this.lists.push(acl);
+      if (!this.cacheSealed) this.lists.push(acl);
     }
     this.byList.set(acl, id);
     return id;
+  }
+
+  /** Fixes the ACL cache as the lists of `nodes` (for a streamed file; before any `add`). */
+  declareAcls(nodes: Iterable<[string, ZNode]>): void {
+    for (const [path, node] of nodes) if (!systemOpen(path, node.acl)) this.idOf(node.acl);
+    this.cacheSealed = true;
   }
 
   /** The tree digest of the nodes added so far. */
@@ -254,22 +283,38 @@ export class SnapshotEncoder {
     this.sum.add(nodeDigest(path, node, pathBytes));
   }
 
-  /**
-   * The file, in pieces ready to write: header, sessions, ACL cache, the records, "/", the seal,
-   * then ZxidDigest(`digestZxid`, 2, `digest`) and its seal (a zxid of 0 writes the empty digest,
-   * which ZooKeeper reads as "no digest to check").
-   */
-  finish(digestZxid: bigint, digest: bigint): Buffer[] {
+  /** Record bytes written since the last drain. */
+  get pending(): number {
+    return this.out.pending;
+  }
+
+  /** The records added since the last drain (see NodeWriter.drain: write them before the next `add`). */
+  drain(): Buffer[] {
+    return this.out.drain();
+  }
+
+  /** The file's start: header, sessions, ACL cache (after `declareAcls` when streamed). */
+  head(): Buffer {
+    if (this.headBytes !== undefined) return this.headBytes;
     const w = new JuteWriter(1 << 16);
     w.int(SNAP_MAGIC).int(FORMAT_VERSION).long(0n);
     w.int(this.sessions.length);
     for (const [id, timeout] of this.sessions) w.long(id).int(timeout);
     w.int(this.lists.length);
     this.lists.forEach((acl, i) => w.long(BigInt(i + 1)).acls(acl));
-    const head = w.toBufferCopy();
-    const records = this.out.finish();
-    const sum = new Adler32().update(head).combine(this.out.sum.value, this.out.length);
-    w.reset();
+    this.cacheSealed = true;
+    return (this.headBytes = w.toBufferCopy());
+  }
+
+  /**
+   * The file's end, after the records: "/", the seal, then ZxidDigest(`digestZxid`, 2, `digest`)
+   * and its seal (a zxid of 0 writes the empty digest, which ZooKeeper reads as "no digest to
+   * check"). Drain the records first.
+   */
+  tail(digestZxid: bigint, digest: bigint): Buffer {
+    this.out.checksum();
+    const sum = new Adler32().update(this.head()).combine(this.out.sum.value, this.out.length);
+    const w = new JuteWriter(256);
     w.ustring('/');
     let sealedTo = 0;
     const seal = (): void => {
@@ -286,7 +331,14 @@ export class SnapshotEncoder {
       .int(DIGEST_VERSION)
       .long(empty ? 0n : digest);
     seal();
-    return [head, ...records, w.toBufferCopy()];
+    return w.toBufferCopy();
+  }
+
+  /** The whole file, in pieces ready to write: head, records, tail (see `tail` for the digest). */
+  finish(digestZxid: bigint, digest: bigint): Buffer[] {
+    const head = this.head();
+    const records = this.out.drain();
+    return [head, ...records, this.tail(digestZxid, digest)];
   }
 }
 
@@ -336,6 +388,9 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
     // The node records, read straight off a DataView (they are nearly all of the file).
     const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
     let p = at();
+    // The parent of the last node restored, and its path as a prefix ('' for the root).
+    let parentNode: ZNode | undefined;
+    let parentPath = '';
     const need = (n: number, what: string): void => {
       if (p + n > buf.length) throw new SnapshotFormatError(p, `truncated ${what}`);
     };
@@ -352,7 +407,12 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const dataLen = dv.getInt32(p);
       if (dataLen < -1) throw new SnapshotFormatError(p, `bad data length ${dataLen}`);
       need(4 + Math.max(0, dataLen) + 8 + 60, 'node');
-      const data = dataLen === -1 ? null : Buffer.from(buf.subarray(p + 4, p + 4 + dataLen));
+      let data: Buffer | null = null;
+      if (dataLen >= 0) {
+        // A copy (from the allocation pool when small): a slice would pin the whole file.
+        data = Buffer.allocUnsafe(dataLen);
+        buf.copy(data, 0, p + 4, p + 4 + dataLen);
+      }
       p += 4 + Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
@@ -385,12 +445,19 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       node.pzxid = pzxid;
       const key = path === '' ? '/' : path;
       if (key !== '/') {
+        // Siblings come together in both writers' orders: the last parent is held, not looked up per node.
         const slash = key.lastIndexOf('/');
-        const parent = slash <= 0 ? '/' : key.slice(0, slash);
-        if (slash < 0 || !tree.nodes.has(parent)) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        if (slash < 0) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        if (parentNode === undefined || slash !== parentPath.length || !key.startsWith(parentPath)) {
+          parentPath = slash === 0 ? '/' : key.slice(0, slash);
+          parentNode = tree.nodes.get(parentPath);
+          if (slash === 0) parentPath = '';
+          if (parentNode === undefined) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        }
         if (tree.nodes.has(key)) throw new SnapshotFormatError(start, `node ${path} appears twice`);
+        tree.restoreChild(parentNode, key.slice(slash + 1), key, node);
       } else if (tree.nodes.has('/')) throw new SnapshotFormatError(start, 'the root appears twice');
-      tree.restore(key, node);
+      else tree.restore(key, node);
     }
     const r2 = new JuteReader(buf, p);
     reader = r2;
