@@ -5,37 +5,22 @@
  * The holder's lease signal aborts before a waiter on another client is granted the lock, and its
  * client goes SUSPENDED, then LOST, never RECONNECTED while cut off.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionState, createClient, type Client } from '@tenure/client';
-import { etcdTransport, type EtcdTransport } from '@tenure/etcd';
+import { describe, expect, it } from 'vitest';
+import { ConnectionState, type Client } from '@tenure/client';
+import { etcdTransport } from '@tenure/etcd';
 import { Mutex } from '@tenure/locks';
-import { FaultProxy, TestingEtcd } from '@tenure/testing';
+import { FaultProxy } from '@tenure/testing';
+import { useEtcdBed } from './etcd-bed.js';
 
 describe('a front end cut off from etcd', () => {
-  let etcd: TestingEtcd;
-  const transports: EtcdTransport[] = [];
-  const clients: Client[] = [];
-  const open = async (endpoint: string, sessionTimeoutMs: number): Promise<Client> => {
-    const t = etcdTransport(endpoint, { prefix: '/cut-off' });
-    transports.push(t);
-    const c = createClient({ transport: t, sessionTimeoutMs });
-    clients.push(c);
-    await c.start({ timeoutMs: 10_000 });
-    return c;
-  };
-  beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-  });
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    for (const t of transports) await t.close();
-    await etcd?.close();
-  });
+  const bed = useEtcdBed();
+  const open = (endpoint: string, sessionTimeoutMs: number): Promise<Client> =>
+    bed.open(bed.transport(etcdTransport(endpoint, { prefix: '/cut-off' })), sessionTimeoutMs);
 
   it("stops vouching for its idle holder's session before etcd can expire it", async () => {
-    const proxy = await FaultProxy.start(etcd.endpoint.replace(/^http:\/\//, ''));
+    const proxy = await FaultProxy.start(bed.etcd.endpoint.replace(/^http:\/\//, ''));
     const holder = await open(`http://${proxy.address}`, 4000);
-    const other = await open(etcd.endpoint, 20_000);
+    const other = await open(bed.etcd.endpoint, 20_000);
     const states: string[] = [];
     holder.on('stateChanged', (s: string) => states.push(s));
     const lease = await new Mutex(holder, '/lock').acquire();

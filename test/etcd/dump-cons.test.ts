@@ -4,36 +4,24 @@
  * the ephemerals are in the shared tree); `cons` and dump's connections are the front end's own,
  * and both answers say so.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateMode, createClient, type Client } from '@tenure/client';
-import { eventually, fourLetterWord, parseServerDump, TenureServerProcess, TestingEtcd } from '@tenure/testing';
+import { describe, expect, it } from 'vitest';
+import { CreateMode } from '@tenure/client';
+import { eventually, fourLetterWord, parseServerDump, TenureServerProcess } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
+import { useEtcdBed } from './etcd-bed.js';
 
 const hex = (id: bigint): string => `0x${BigInt.asUintN(64, id).toString(16)}`;
 
 describe('dump and cons over etcd', () => {
-  let etcd: TestingEtcd;
-  const servers: TenureServerProcess[] = [];
-  const clients: Client[] = [];
-  beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-  });
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
-    await etcd?.close();
-  });
+  const bed = useEtcdBed();
 
   it('dump shows every session of the namespace; cons shows this front end and says so', async () => {
-    const args = ['--etcd', etcd.endpoint, '--etcd-prefix', '/dump', '--4lw-whitelist', '*'];
-    servers.push(...(await Promise.all([TenureServerProcess.start({ args }), TenureServerProcess.start({ args })])));
-    const [a, b] = servers as [TenureServerProcess, TenureServerProcess];
-    for (const s of [a, b]) {
-      const c = createClient({ transport: zookeeper(s.connectString), sessionTimeoutMs: 6000 });
-      clients.push(c);
-      await c.start({ timeoutMs: 10_000 });
-    }
-    const [onA, onB] = clients as [Client, Client];
+    const args = ['--etcd', bed.etcd.endpoint, '--etcd-prefix', '/dump', '--4lw-whitelist', '*'];
+    const [a, b] = (await Promise.all([TenureServerProcess.start({ args }), TenureServerProcess.start({ args })])).map((s) =>
+      bed.server(s),
+    ) as [TenureServerProcess, TenureServerProcess];
+    const onA = await bed.open(zookeeper(a.connectString), 6000);
+    const onB = await bed.open(zookeeper(b.connectString), 6000);
     await onA.create('/a-eph', '', { mode: CreateMode.EPHEMERAL });
     await onB.create('/b-eph', '', { mode: CreateMode.EPHEMERAL });
 

@@ -6,10 +6,11 @@
  * the deletes at once, as ZooKeeper's does. Sequence numbers created afterwards through both
  * engines are unique and above every earlier one.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateMode, createClient, type Client, type WatchEvent } from '@tenure/client';
+import { describe, expect, it } from 'vitest';
+import { CreateMode, type Client, type WatchEvent } from '@tenure/client';
 import { EtcdRpc, etcdTransport, type EtcdTransport } from '@tenure/etcd';
-import { eventually, sleep, TestingEtcd } from '@tenure/testing';
+import { eventually, sleep } from '@tenure/testing';
+import { useEtcdBed } from './etcd-bed.js';
 
 const PREFIX = '/repair';
 
@@ -28,30 +29,11 @@ async function childrenKey(endpoint: string, path: string): Promise<{ version: n
 const seq = (name: string): number => Number(name.slice(-10));
 
 describe('repairing the parents after a lease expiry', () => {
-  let etcd: TestingEtcd;
-  const transports: EtcdTransport[] = [];
-  const clients: Client[] = [];
-  const open = async (t: EtcdTransport): Promise<Client> => {
-    const c = createClient({ transport: t, sessionTimeoutMs: 2000 });
-    clients.push(c);
-    await c.start({ timeoutMs: 10_000 });
-    return c;
-  };
-  beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-  });
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    for (const t of transports) await t.close();
-    await etcd?.close();
-  });
+  const bed = useEtcdBed();
+  const open = (t: EtcdTransport): Promise<Client> => bed.open(t, 2000);
 
   it('one repair lands; cversion, pzxid and later sequence numbers are right', async () => {
-    const mk = (): EtcdTransport => {
-      const t = etcdTransport(etcd.endpoint, { prefix: PREFIX });
-      transports.push(t);
-      return t;
-    };
+    const mk = (): EtcdTransport => bed.transport(etcdTransport(bed.etcd.endpoint, { prefix: PREFIX }));
     const doomed = mk();
     const [a, b] = [await open(mk()), await open(mk())];
     const owner = await open(doomed);
@@ -61,7 +43,7 @@ describe('repairing the parents after a lease expiry', () => {
     earlier.push((await a.create('/p/keep-', '', { mode: CreateMode.PERSISTENT_SEQUENTIAL })).path);
     await b.sync('/p');
     const before = (await a.exists('/p'))!;
-    const keyBefore = await childrenKey(etcd.endpoint, '/p');
+    const keyBefore = await childrenKey(bed.etcd.endpoint, '/p');
     expect(before.numChildren).toBe(4);
 
     let changed!: (e: WatchEvent) => void;
@@ -75,7 +57,7 @@ describe('repairing the parents after a lease expiry', () => {
 
     // Both engines see pzxid move to the repair's revision, and cversion count the three deletes.
     const repaired = await eventually(async () => {
-      const k = await childrenKey(etcd.endpoint, '/p');
+      const k = await childrenKey(bed.etcd.endpoint, '/p');
       return k.mod > keyBefore.mod ? k : undefined;
     }, 10_000);
     for (const c of [a, b]) {
@@ -88,7 +70,7 @@ describe('repairing the parents after a lease expiry', () => {
     }
     // Of the two engines, one repair landed: the children key was put once since the expiry.
     await sleep(500);
-    expect((await childrenKey(etcd.endpoint, '/p')).version).toBe(keyBefore.version + 1);
+    expect((await childrenKey(bed.etcd.endpoint, '/p')).version).toBe(keyBefore.version + 1);
 
     // Sequence numbers afterwards, through both engines at once: unique, above every earlier one,
     // and rising in each client's own order.

@@ -6,36 +6,20 @@
  * - a client that goes silent (every packet dropped, as if SIGKILLed): its ephemeral is gone within
  *   its negotiated timeout plus 3 s, seen from the other front end.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionState, CreateMode, createClient, type Client, type WatchEvent } from '@tenure/client';
-import { FaultProxy, TenureServerProcess, TestingEtcd } from '@tenure/testing';
+import { describe, expect, it } from 'vitest';
+import { ConnectionState, CreateMode, type Client, type WatchEvent } from '@tenure/client';
+import { FaultProxy, TenureServerProcess } from '@tenure/testing';
 import { zookeeper } from '@tenure/zookeeper';
+import { useEtcdBed } from './etcd-bed.js';
 
 describe('two tenure-server front ends over one etcd', () => {
-  let etcd: TestingEtcd;
-  const servers: TenureServerProcess[] = [];
-  const clients: Client[] = [];
+  const bed = useEtcdBed();
   let alive: TenureServerProcess | undefined;
-  const start = (): Promise<TenureServerProcess> =>
-    TenureServerProcess.start({ args: ['--etcd', etcd.endpoint, '--etcd-prefix', '/failover', '--tick-time', '1000'] }).then((s) => {
-      servers.push(s);
-      return s;
-    });
-  const open = async (connectString: string, sessionTimeoutMs = 6000): Promise<Client> => {
-    const c = createClient({ transport: zookeeper(connectString), sessionTimeoutMs });
-    clients.push(c);
-    await c.start({ timeoutMs: 10_000 });
-    return c;
-  };
-
-  beforeAll(async () => {
-    etcd = await TestingEtcd.start();
-  });
-  afterAll(async () => {
-    for (const c of clients) await c.close().catch(() => undefined);
-    await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
-    await etcd?.close();
-  });
+  const start = async (): Promise<TenureServerProcess> =>
+    bed.server(
+      await TenureServerProcess.start({ args: ['--etcd', bed.etcd.endpoint, '--etcd-prefix', '/failover', '--tick-time', '1000'] }),
+    );
+  const open = (connectString: string, sessionTimeoutMs = 6000): Promise<Client> => bed.open(zookeeper(connectString), sessionTimeoutMs);
 
   it('a SIGKILLed front end: the session moves to the other, its ephemeral stays, its watch fires', async () => {
     const [a, b] = [await start(), await start()];
