@@ -8,7 +8,12 @@ import { spawn } from 'node:child_process';
 export const ZKCLI = '/usr/share/zookeeper/bin/zkCli.sh';
 
 /** Runs zkCli.sh against `server` (host:port) with `commands`; SIGKILLs it after `timeoutMs`. */
-export function zkCli(server: string, commands: string[], timeoutMs = 60_000): Promise<string> {
+export async function zkCli(server: string, commands: string[], timeoutMs = 60_000): Promise<string> {
+  return (await zkCliRun(server, commands, timeoutMs)).output;
+}
+
+/** zkCli's exit code as well as its output. */
+export function zkCliRun(server: string, commands: string[], timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [ZKCLI, '-server', server], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -22,9 +27,9 @@ export function zkCli(server: string, commands: string[], timeoutMs = 60_000): P
       reject(new Error(`zkCli.sh did not finish within ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
     child.once('error', reject);
-    child.once('exit', () => {
+    child.once('exit', (code) => {
       clearTimeout(timer);
-      resolve(output);
+      resolve({ code, output });
     });
     child.stdin.end(commands.join('\n') + '\n');
   });

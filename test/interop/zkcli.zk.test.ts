@@ -4,48 +4,26 @@
  * line by line and against the server's own view of the tree.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createEmbeddedServer, type EmbeddedServer } from '@tenure/server';
 import { realZooKeeper } from '@tenure/testing';
+import { ZKCLI, zkCliRun } from './zkcli.js';
 
-const ZKCLI = '/usr/share/zookeeper/bin/zkCli.sh';
 const zk = realZooKeeper();
 if (zk.available && !existsSync(ZKCLI) && (process.env.CI === 'true' || process.env.CI === '1')) {
   throw new Error(`${ZKCLI} is missing: apt-get install zookeeper`);
 }
 
-/**
- * Runs zkCli.sh with `commands` on its stdin (one per line, then EOF, which ends it) and returns
- * its stdout and stderr together (zkCli 3.8 prints results on both). When this process dies, the
- * stdin pipe closes and zkCli exits on its own.
- */
-function zkCli(server: string, commands: string[], timeoutMs = 45_000): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [ZKCLI, '-server', server], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, JVMFLAGS: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto -Xmx128m' },
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`zkCli.sh did not finish within ${timeoutMs} ms; output so far:\n${output}`));
-    }, timeoutMs);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        output: output
-          .split('\n')
-          .filter((l) => !l.startsWith('SLF4J'))
-          .join('\n'),
-      });
-    });
-    child.stdin.end(commands.join('\n') + '\n');
-  });
+/** zkCli's exit code and output, without SLF4J's start-up lines. */
+async function zkCli(server: string, commands: string[], timeoutMs = 45_000): Promise<{ code: number | null; output: string }> {
+  const { code, output } = await zkCliRun(server, commands, timeoutMs);
+  return {
+    code,
+    output: output
+      .split('\n')
+      .filter((l) => !l.startsWith('SLF4J'))
+      .join('\n'),
+  };
 }
 
 /** `name = value` lines of zkCli's stat output. */
