@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type Client, type WatchEvent } from '@tenure/client';
+import { createClient, NoNodeError, type Client, type WatchEvent } from '@tenure/client';
 import { etcdTransport, type EtcdTransport } from '@tenure/etcd';
 import { Mutex } from '@tenure/locks';
 import type { TenureServerProcess } from '@tenure/testing';
@@ -107,7 +107,16 @@ describe.skipIf(!java.available)('a Tenure Mutex over etcdTransport and a Curato
     const handOversAcrossForms = holds.filter((h, i) => i > 0 && h.form !== holds[i - 1]!.form).length;
     expect(handOversAcrossForms).toBeGreaterThan(0);
     await admin.sync('/locks/mixed');
-    expect((await admin.getChildren('/locks/mixed')).children).toEqual([]);
+    // No lock node is left behind; the parent is a container (Curator creates it so), which the
+    // server may already have reaped once its last child went.
+    const left = await admin.getChildren('/locks/mixed').then(
+      (r) => r.children,
+      (err: unknown) => {
+        if (err instanceof NoNodeError) return [];
+        throw err;
+      },
+    );
+    expect(left).toEqual([]);
   }, 180_000);
 
   it('Java reads what Tenure wrote in-process, and Tenure reads what Java wrote through the front end', async () => {
