@@ -143,6 +143,9 @@ describe('chaos on a 3-member etcd cluster', () => {
           }
           // The partition begins while the victim holds the lock and is about to write.
           if (w === victim && cut.requested && !cut.done) {
+            // Its states are read from here: what came before (a LOST of its own after an
+            // earlier stall, say) is not the partition's doing.
+            cut.from = w.states.length;
             for (const p of proxies) p.blackhole();
             cut.done = true;
             cut.wake();
@@ -178,17 +181,17 @@ describe('chaos on a 3-member etcd cluster', () => {
     // the victim is SUSPENDED, so what it sees is the partition's doing.
     const victim = workers[3]!;
     let wake = (): void => {};
-    const cut = { requested: false, done: false, quiet: false, wake: () => wake() };
+    const cut = { requested: false, done: false, quiet: false, from: 0, wake: () => wake() };
     const running = workers.map((w) => work(w));
     const partition = (async () => {
       await sleep(PARTITION_AT_MS - 1500);
       cut.quiet = true;
       await sleep(1500);
-      const from = victim.states.length;
       await new Promise<void>((resolve) => {
         wake = resolve;
         cut.requested = true;
       });
+      const from = cut.from;
       const oldSession = victim.client.sessionId;
       const T = victim.client.negotiatedTimeoutMs;
       const cutAt = performance.now();
