@@ -26,6 +26,19 @@ export class JuteReader {
     return this.end - this.pos;
   }
 
+  /** When the next bytes are exactly `bytes`, steps over them (a reader that reuses what it decoded last). */
+  skipIfNext(bytes: Uint8Array): boolean {
+    const n = bytes.length;
+    if (this.pos + n > this.end || this.buf.compare(bytes, 0, n, this.pos, this.pos + n) !== 0) return false;
+    this.pos += n;
+    return true;
+  }
+
+  /** A copy of the bytes from `start` up to the current offset. */
+  copyFrom(start: number): Buffer {
+    return Buffer.from(this.buf.subarray(start, this.pos));
+  }
+
   private need(n: number, what: string): void {
     if (this.pos + n > this.end) {
       throw new ProtocolError(`truncated record: ${what} needs ${n} bytes at offset ${this.pos}, ${this.end - this.pos} left`);

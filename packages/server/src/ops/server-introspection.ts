@@ -131,7 +131,7 @@ export class ServerIntrospection {
   /** Path and data bytes over every node (ZooKeeper's approximate_data_size). */
   get approximateDataSize(): number {
     let n = 0;
-    for (const [path, node] of this.state.tree.nodes) n += path.length + (node.data?.length ?? 0);
+    for (const [path, node] of this.state.tree.nodes) n += path.length + node.dataLength;
     return n;
   }
 
@@ -156,7 +156,7 @@ export class ServerIntrospection {
     if (n === undefined) return undefined;
     return {
       path,
-      data: n.data === null ? null : Buffer.from(n.data),
+      data: n.data,
       stat: n.stat(),
       acl: n.acl.map((a) => ({ perms: a.perms, id: { ...a.id } })),
       children: [...n.children],

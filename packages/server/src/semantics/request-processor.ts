@@ -66,8 +66,6 @@ const fail = (code: number): never => {
   throw KeeperCode.of(code);
 };
 
-const copy = (b: Buffer | Uint8Array | null): Buffer | null => (b === null ? null : Buffer.from(b));
-
 function reply(zxid: bigint, response?: Response): Outcome {
   return { reply: { zxid, err: 0, response } };
 }
@@ -282,7 +280,7 @@ export class RequestProcessor {
   private getData(ctx: RequestContext, path: string, watch: boolean): { data: Buffer | null; stat: ReturnType<ZNode['stat']> } {
     const node = this.readable(ctx, path);
     if (watch) this.watches.addDataWatch(path, ctx.watcher);
-    return { data: copy(node.data), stat: node.stat() };
+    return { data: node.data, stat: node.stat() };
   }
 
   /**
@@ -326,7 +324,7 @@ export class RequestProcessor {
     if (kind === 'container') owner = CONTAINER_EPHEMERAL_OWNER;
     else if (kind === 'ttl') owner = ttlEphemeralOwner(ttl);
     else if (flags === 1 || flags === 3) owner = ctx.session.id;
-    const node = this.tree.create(path, copy(req.data), acl, owner, zxid, time, undo);
+    const node = this.tree.create(path, req.data, acl, owner, zxid, time, undo);
     const created = path;
     const parentAcl = parent.acl;
     this.note(notes, () => this.watches.created(created, zxid, acl, parentAcl));
@@ -353,7 +351,7 @@ export class RequestProcessor {
     const node = this.tree.get(req.path) ?? fail(ErrorCode.NONODE);
     checkAcl(node.acl, Perms.WRITE, ctx.authIds);
     const version = nextVersion(node.version, req.version);
-    this.tree.setData(node, copy(req.data), version, zxid, time, undo);
+    this.tree.setData(node, req.data, version, zxid, time, undo);
     const { acl } = node;
     this.note(notes, () => this.watches.changed(req.path, zxid, acl));
     return node;

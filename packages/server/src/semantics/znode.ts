@@ -4,14 +4,26 @@
  * As in ZooKeeper, `cversion` is kept as the number of child creates (the sequential suffix and the
  * container reaper use it), and the Stat shows `2 × creates − children`, i.e. creates plus
  * deletes. The Stat shows ephemeralOwner 0 for containers and TTL nodes (DataNode.copyStat).
+ *
+ * The data is held as a latin1 string (one char per byte, an exact round trip): a one-byte string
+ * costs its bytes plus 16, where a Buffer costs a ~96-byte view besides its bytes, and a tree is
+ * mostly small nodes that are never read between two restarts.
  */
 import type { ACL, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, ttlFromEphemeralOwner } from '@tenure/protocol';
 
 const NO_CHILDREN: ReadonlySet<string> = new Set();
 
+/** A byte array's latin1 chars (a plain Uint8Array too: its toString would join numbers). */
+function latin1Of(data: Uint8Array | null): string | null {
+  if (data === null) return null;
+  const b = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return b.toString('latin1');
+}
+
 export class ZNode {
-  data: Buffer | null;
+  /** The data's bytes as latin1 chars; null for no data (ZooKeeper's null, shown as length 0). */
+  private bytes: string | null;
   acl: readonly ACL[];
   readonly czxid: bigint;
   mzxid: bigint;
@@ -22,8 +34,6 @@ export class ZNode {
   cversion = 0;
   aversion = 0;
   readonly ephemeralOwner: bigint;
-  /** The owner a Stat shows: the session of an ephemeral, 0 for anything else. */
-  readonly sessionOwner: bigint;
   pzxid: bigint;
   /** The fuzzy snapshot that last wrote this node (storage/fuzzy-snapshot.ts), so none writes it twice. */
   snapshotMark = 0;
@@ -31,7 +41,7 @@ export class ZNode {
   private childSet: Set<string> | undefined;
 
   constructor(data: Buffer | null, acl: readonly ACL[], zxid: bigint, time: number, ephemeralOwner: bigint) {
-    this.data = data;
+    this.bytes = latin1Of(data);
     this.acl = acl;
     this.czxid = zxid;
     this.mzxid = zxid;
@@ -39,8 +49,42 @@ export class ZNode {
     this.ctime = time;
     this.mtime = time;
     this.ephemeralOwner = ephemeralOwner;
-    const o = ephemeralOwner;
-    this.sessionOwner = o === 0n || o === CONTAINER_EPHEMERAL_OWNER || ttlFromEphemeralOwner(o) !== undefined ? 0n : o;
+  }
+
+  /** A copy of the data (each call a new Buffer: the node's own bytes cannot be changed through it). */
+  get data(): Buffer | null {
+    const b = this.bytes;
+    return b === null ? null : Buffer.from(b, 'latin1');
+  }
+
+  set data(data: Buffer | null) {
+    this.bytes = latin1Of(data);
+  }
+
+  /** Sets the data from its latin1 chars (a loader that decodes them straight from a file). */
+  setLatin1Data(bytes: string | null): void {
+    this.bytes = bytes;
+  }
+
+  get dataLength(): number {
+    return this.bytes === null ? 0 : this.bytes.length;
+  }
+
+  /** Whether the data is null (not merely empty). */
+  get dataIsNull(): boolean {
+    return this.bytes === null;
+  }
+
+  /** Writes the data's bytes into `buf` at `offset` (nothing for null); the byte count. */
+  writeData(buf: Buffer, offset: number): number {
+    const b = this.bytes;
+    return b === null || b.length === 0 ? 0 : buf.write(b, offset, b.length, 'latin1');
+  }
+
+  /** The owner a Stat shows: the session of an ephemeral, 0 for anything else. */
+  get sessionOwner(): bigint {
+    const o = this.ephemeralOwner;
+    return o === 0n || o === CONTAINER_EPHEMERAL_OWNER || ttlFromEphemeralOwner(o) !== undefined ? 0n : o;
   }
 
   get children(): ReadonlySet<string> {
@@ -69,7 +113,7 @@ export class ZNode {
       cversion: (this.cversion * 2 - this.childCount) | 0,
       aversion: this.aversion,
       ephemeralOwner: this.sessionOwner,
-      dataLength: this.data === null ? 0 : this.data.length,
+      dataLength: this.dataLength,
       numChildren: this.childCount,
       pzxid: this.pzxid,
     };

@@ -12,7 +12,10 @@ import { decodeTxn, type Txn } from './txn-records.js';
 
 export interface LogContents {
   file: DataFile;
+  /** The records (empty when they were handed to an `onTxn` callback instead). */
   txns: Txn[];
+  /** How many valid records the file holds. */
+  count: number;
   /** Offset of the first bad record when the file ends in a torn tail. */
   tornAt?: number;
   /** Where the valid records end. */
@@ -57,18 +60,23 @@ function zerosFrom(buf: Buffer, from: number): boolean {
   return true;
 }
 
-export function readLogBuffer(file: DataFile, buf: Buffer): LogContents {
+/**
+ * The records of a log file's bytes, the torn tail and the damage. With `onTxn` each record goes
+ * to it as soon as it is decoded (recovery applies them so: no record outlives its replay).
+ */
+export function readLogBuffer(file: DataFile, buf: Buffer, onTxn?: (txn: Txn) => void): LogContents {
   const size = buf.length;
-  if (size < FILE_HEADER_BYTES) return { file, txns: [], tornAt: 0, end: 0, size };
+  if (size < FILE_HEADER_BYTES) return { file, txns: [], count: 0, tornAt: 0, end: 0, size };
   if (buf.readInt32BE(0) !== LOG_MAGIC) {
-    if (buf.subarray(0, FILE_HEADER_BYTES).every((b) => b === 0)) return { file, txns: [], tornAt: 0, end: 0, size };
+    if (buf.subarray(0, FILE_HEADER_BYTES).every((b) => b === 0)) return { file, txns: [], count: 0, tornAt: 0, end: 0, size };
     throw new DataDirCorruptError(file.path, 0, 'bad magic (not "ZKLG")');
   }
   if (buf.readInt32BE(4) !== FORMAT_VERSION) throw new DataDirCorruptError(file.path, 4, `unsupported log version ${buf.readInt32BE(4)}`);
   const txns: Txn[] = [];
+  let count = 0;
   let off = FILE_HEADER_BYTES;
   for (;;) {
-    const bad = (): LogContents => ({ file, txns, tornAt: off, end: off, size });
+    const bad = (): LogContents => ({ file, txns, count, tornAt: off, end: off, size });
     // The end: the end of the file, or a zero length in the preallocated zeros (ZooKeeper reads
     // an empty entry as EOF). But a length overwritten with 0 must not hide the records after it:
     // when a valid record follows, this is a damaged record (stray bytes in the zeros are not).
@@ -86,10 +94,12 @@ export function readLogBuffer(file: DataFile, buf: Buffer): LogContents {
     } catch (err) {
       throw new DataDirCorruptError(file.path, off, `a checksummed record does not decode: ${(err as Error).message}`);
     }
-    txns.push(txn);
+    if (onTxn === undefined) txns.push(txn);
+    else onTxn(txn);
+    count++;
     off += 13 + len;
   }
-  return { file, txns, end: off, size };
+  return { file, txns, count, end: off, size };
 }
 
 /** Zero bytes kept after the last non-zero one: the reader then sees the zero length that ends the records. */

@@ -96,13 +96,12 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
   const files = logsAfter(logs, last);
   const buffers = files.map((f) => readLogPrefix(f.path));
   for (let i = 0; i < files.length; i++) {
-    const contents: LogContents = readLogBuffer(files[i]!, buffers[i]!);
-    for (const txn of contents.txns) {
-      if (txn.header.zxid <= last) continue;
+    const contents: LogContents = readLogBuffer(files[i]!, buffers[i]!, (txn) => {
+      if (txn.header.zxid <= last) return;
       applyTxn(tree, sessions, txn);
       last = txn.header.zxid;
       replayed++;
-    }
+    });
     if (contents.tornAt !== undefined) {
       const buf = buffers[i]!;
       const later = files.slice(i + 1).some((_, j) => {
@@ -114,7 +113,7 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
       }
       if (!options.readOnly) {
         // A file left without records goes: the next txn's log takes its name (log.<next zxid>).
-        if (contents.tornAt <= 16 || contents.txns.length === 0) unlinkSync(files[i]!.path);
+        if (contents.tornAt <= 16 || contents.count === 0) unlinkSync(files[i]!.path);
         else cutTail(files[i]!.path, contents.tornAt);
         for (const f of files.slice(i + 1)) unlinkSync(f.path);
       }

@@ -95,12 +95,12 @@ export function nodeDigest(path: string, node: ZNode, pathBytes?: Uint8Array): n
   v.setBigInt64(52, node.ephemeralOwner);
   // One crc32 call over path, data and stat (the digest is crc32 of their concatenation).
   const p = path === '/' ? EMPTY : (pathBytes ?? Buffer.from(path));
-  const d = node.data ?? EMPTY;
-  const n = p.length + d.length + 60;
+  const dataLength = node.dataLength;
+  const n = p.length + dataLength + 60;
   if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
   scratch.set(p, 0);
-  scratch.set(d, p.length);
-  scratch.set(statBuf, p.length + d.length);
+  node.writeData(scratch, p.length);
+  scratch.set(statBuf, p.length + dataLength);
   return crc32(scratch.subarray(0, n));
 }
 
@@ -252,7 +252,7 @@ export class SnapshotEncoder {
     const out = this.out;
     const name = path === '/' ? '' : path;
     const pathLen = Buffer.byteLength(name);
-    const dataLen = node.data === null ? 0 : node.data.length;
+    const dataLen = node.dataLength;
     out.ensure(4 + pathLen + 4 + dataLen + 8 + 60);
     const { buf, dv } = out;
     let p = out.pos;
@@ -260,10 +260,10 @@ export class SnapshotEncoder {
     buf.write(name, p + 4, pathLen, 'utf8');
     const pathBytes = buf.subarray(p + 4, p + 4 + pathLen);
     p += 4 + pathLen;
-    if (node.data === null) dv.setInt32(p, -1);
+    if (node.dataIsNull) dv.setInt32(p, -1);
     else {
       dv.setInt32(p, dataLen);
-      node.data.copy(buf, p + 4);
+      node.writeData(buf, p + 4);
     }
     p += 4 + dataLen;
     const aclId = systemOpen(path, node.acl) ? -1 : this.idOf(node.acl);
@@ -407,12 +407,8 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const dataLen = dv.getInt32(p);
       if (dataLen < -1) throw new SnapshotFormatError(p, `bad data length ${dataLen}`);
       need(4 + Math.max(0, dataLen) + 8 + 60, 'node');
-      let data: Buffer | null = null;
-      if (dataLen >= 0) {
-        // A copy (from the allocation pool when small): a slice would pin the whole file.
-        data = Buffer.allocUnsafe(dataLen);
-        buf.copy(data, 0, p + 4, p + 4 + dataLen);
-      }
+      // The bytes as latin1 chars (znode.ts): a copy, not a view that would pin the whole file.
+      const data = dataLen < 0 ? null : dataLen === 0 ? '' : buf.toString('latin1', p + 4, p + 4 + dataLen);
       p += 4 + Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
@@ -436,7 +432,8 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
         acl = UNKNOWN_ACL;
         unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: start });
       }
-      const node = new ZNode(data, acl, czxid, ctime, owner);
+      const node = new ZNode(null, acl, czxid, ctime, owner);
+      node.setLatin1Data(data);
       node.mzxid = mzxid;
       node.mtime = mtime;
       node.version = nodeVersion;

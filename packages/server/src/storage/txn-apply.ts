@@ -11,7 +11,19 @@ import { parentOrRoot, type DataTree } from '../semantics/data-tree.js';
 import type { ZNode } from '../semantics/znode.js';
 import type { Txn, TxnBody, TxnHeader } from './txn-records.js';
 
-const internAcl = (acl: readonly ACL[]): readonly ACL[] => intern(acl.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+let lastIn: readonly ACL[] | undefined;
+let lastOut: readonly ACL[] = [];
+
+/** The shared copy of a txn's ACL list; the log reader hands back one frozen array for equal lists, so the last is remembered. */
+function internAcl(acl: readonly ACL[]): readonly ACL[] {
+  if (acl === lastIn) return lastOut;
+  const out = intern(acl.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+  if (Object.isFrozen(acl)) {
+    lastIn = acl;
+    lastOut = out;
+  }
+  return out;
+}
 
 /** Moves a parent's cversion (and pzxid) forward only, as DataTree.setCversionPzxid does. */
 function raiseCversion(parent: ZNode, parentCVersion: number, zxid: bigint): void {

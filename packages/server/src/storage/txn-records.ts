@@ -91,15 +91,31 @@ function nonNullPath(r: JuteReader): string {
   return p;
 }
 
+/**
+ * The last ACL list read, with its bytes: a log's creates nearly all carry the same list, so the
+ * next equal bytes give the same (frozen, shared) array without decoding it again.
+ */
+let lastAclBytes: Buffer = Buffer.alloc(0);
+let lastAcl: readonly ACL[] = [];
+
+function acls(r: JuteReader): readonly ACL[] {
+  if (lastAclBytes.length > 0 && r.skipIfNext(lastAclBytes)) return lastAcl;
+  const start = r.offset;
+  const list = r.acls() ?? [];
+  lastAclBytes = r.copyFrom(start);
+  lastAcl = Object.freeze(list);
+  return lastAcl;
+}
+
 function readBody(r: JuteReader, type: number): TxnBody {
   switch (type) {
     case OpCode.create:
     case OpCode.create2:
-      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: r.acls() ?? [], ephemeral: r.bool(), parentCVersion: r.int() };
+      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: acls(r), ephemeral: r.bool(), parentCVersion: r.int() };
     case OpCode.createContainer:
-      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: r.acls() ?? [], parentCVersion: r.int() };
+      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: acls(r), parentCVersion: r.int() };
     case OpCode.createTTL:
-      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: r.acls() ?? [], parentCVersion: r.int(), ttl: r.long() };
+      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: acls(r), parentCVersion: r.int(), ttl: r.long() };
     case OpCode.delete:
     case OpCode.deleteContainer:
       return { type, path: nonNullPath(r) };
@@ -107,7 +123,7 @@ function readBody(r: JuteReader, type: number): TxnBody {
     case OpCode.setData:
       return { type: OpCode.setData, path: nonNullPath(r), data: r.buffer('data'), version: r.int() };
     case OpCode.setACL:
-      return { type, path: nonNullPath(r), acl: r.acls() ?? [], version: r.int() };
+      return { type, path: nonNullPath(r), acl: acls(r), version: r.int() };
     case OpCode.check:
       return { type, path: nonNullPath(r), version: r.int() };
     case OpCode.createSession:
