@@ -71,11 +71,18 @@ export class DataTree {
     this.index(path, node.ephemeralOwner, true);
   }
 
-  /** `restore` of a child whose loaded parent the caller holds, with its name (no lookup of the parent). */
-  restoreChild(parent: ZNode, name: string, path: string, node: ZNode): void {
-    parent.addChild(name);
+  /**
+   * `restore` of a child whose loaded parent the caller holds, with its name (no lookup of the
+   * parent). False when the path was there already (the loader's damage check: one probe of the
+   * table, not a `has` before the `set`); the tree is then not to be used.
+   */
+  restoreChild(parent: ZNode, name: string, path: string, node: ZNode): boolean {
+    const size = this.nodes.size;
     this.nodes.set(path, node);
+    if (this.nodes.size === size) return false;
+    parent.addChild(name);
     this.index(path, node.ephemeralOwner, true);
+    return true;
   }
 
   /** The node at `path`; '' is the root too, as in ZooKeeper (whose tree keeps the root under both). */

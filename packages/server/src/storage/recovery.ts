@@ -5,12 +5,12 @@
  * to start (DataDirCorruptError naming the file and offset). Logs without any snapshot are refused,
  * as ZooKeeper 3.8 refuses them.
  */
-import { closeSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { closeSync, ftruncateSync, fsyncSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataTree } from '../semantics/data-tree.js';
 import { listFiles, VERSION_DIR, type DataFile } from './file-names.js';
 import { readLogBuffer, readLogPrefix, validRecordAfter, type LogContents } from './log-reader.js';
-import { decodeSnapshot, SnapshotFormatError, UNKNOWN_ACL } from './snapshot.js';
+import { decodeSnapshotFile, SnapshotFormatError, UNKNOWN_ACL } from './snapshot.js';
 import { DataDirCorruptError } from './storage-errors.js';
 import { applyTxn } from './txn-apply.js';
 
@@ -60,13 +60,13 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
   }
   const snaps = listFiles(paths.snapDir, 'snapshot').reverse().slice(0, 100);
   const logs = listFiles(paths.logDir, 'log');
-  let loaded: ReturnType<typeof decodeSnapshot> | undefined;
+  let loaded: ReturnType<typeof decodeSnapshotFile> | undefined;
   let snapZxid: bigint | undefined;
   let snapPath = '';
   let firstProblem: DataDirCorruptError | undefined;
   for (const s of snaps) {
     try {
-      loaded = decodeSnapshot(readFileSync(s.path), options.ttlEnabled);
+      loaded = decodeSnapshotFile(s.path, options.ttlEnabled);
       snapZxid = s.zxid;
       snapPath = s.path;
       break;

@@ -19,6 +19,7 @@ import { intern } from '../security/acl-policy.js';
 import { DataTree } from '../semantics/data-tree.js';
 import { ZNode } from '../semantics/znode.js';
 import { Adler32 } from './adler32.js';
+import { ByteWindow } from './byte-window.js';
 import { FORMAT_VERSION, SNAP_MAGIC } from './file-names.js';
 
 /** DigestCalculator's version in 3.8. */
@@ -361,55 +362,118 @@ export function looksSealed(buf: Buffer): boolean {
 
 /** Parses a snapshot file's bytes. Throws SnapshotFormatError naming the offset. */
 export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot {
-  if (!looksSealed(buf)) throw new SnapshotFormatError(Math.max(0, buf.length - 5), 'the snapshot does not end with its seal (int 1, "/")');
-  const r = new JuteReader(buf);
-  let reader: JuteReader = r;
-  const at = (): number => reader.offset;
+  return decodeWindow(ByteWindow.of(buf), ttlEnabled);
+}
+
+/** `decodeSnapshot` of a file, read through a window of a few MiB (byte-window.ts) rather than whole. */
+export function decodeSnapshotFile(path: string, ttlEnabled: boolean, windowBytes?: number): LoadedSnapshot {
+  const w = ByteWindow.open(path, windowBytes);
   try {
-    if (r.int() !== SNAP_MAGIC) throw new SnapshotFormatError(0, 'bad magic (not "ZKSN")');
-    const version = r.int();
-    if (version !== FORMAT_VERSION) throw new SnapshotFormatError(4, `unsupported snapshot version ${version}`);
-    r.long('dbId');
-    const sessions = new Map<bigint, number>();
-    const count = r.int('session count');
-    if (count < 0 || count * 12 > r.remaining) throw new SnapshotFormatError(16, `bad session count ${count}`);
-    for (let i = 0; i < count; i++) sessions.set(r.long('session id'), r.int('session timeout'));
-    const acls = new Map<bigint, readonly ACL[]>();
-    const aclCount = r.int('acl cache size');
-    if (aclCount < 0 || aclCount * 12 > r.remaining) throw new SnapshotFormatError(at() - 4, `bad ACL cache size ${aclCount}`);
-    for (let i = 0; i < aclCount; i++) {
-      const id = r.long('acl id');
-      const list = r.acls() ?? [];
-      acls.set(id, intern(list.map((a) => ({ perms: a.perms, id: { ...a.id } }))));
+    return decodeWindow(w, ttlEnabled);
+  } finally {
+    w.close();
+  }
+}
+
+interface SnapshotHead {
+  sessions: Map<bigint, number>;
+  acls: Map<bigint, readonly ACL[]>;
+  /** The window offset of the first node record. */
+  end: number;
+}
+
+/** The header, sessions and ACL cache from the window's start; a ProtocolError when they run past a window short of the file. */
+function readHead(w: ByteWindow): SnapshotHead {
+  const r = new JuteReader(w.buf, 0, w.end);
+  try {
+    return readHeadFrom(r, w);
+  } catch (err) {
+    if (w.end >= w.size && (err instanceof ProtocolError || err instanceof RangeError || err instanceof SyntaxError)) {
+      throw new SnapshotFormatError(r.offset, err.message);
     }
+    throw err;
+  }
+}
+
+function readHeadFrom(r: JuteReader, w: ByteWindow): SnapshotHead {
+  const fileLeft = (): number => w.size - r.offset;
+  if (r.int() !== SNAP_MAGIC) throw new SnapshotFormatError(0, 'bad magic (not "ZKSN")');
+  const version = r.int();
+  if (version !== FORMAT_VERSION) throw new SnapshotFormatError(4, `unsupported snapshot version ${version}`);
+  r.long('dbId');
+  const sessions = new Map<bigint, number>();
+  const count = r.int('session count');
+  if (count < 0 || count * 12 > fileLeft()) throw new SnapshotFormatError(16, `bad session count ${count}`);
+  for (let i = 0; i < count; i++) sessions.set(r.long('session id'), r.int('session timeout'));
+  const acls = new Map<bigint, readonly ACL[]>();
+  const aclCount = r.int('acl cache size');
+  if (aclCount < 0 || aclCount * 12 > fileLeft()) throw new SnapshotFormatError(r.offset - 4, `bad ACL cache size ${aclCount}`);
+  for (let i = 0; i < aclCount; i++) {
+    const id = r.long('acl id');
+    const list = r.acls() ?? [];
+    acls.set(id, intern(list.map((a) => ({ perms: a.perms, id: { ...a.id } }))));
+  }
+  return { sessions, acls, end: r.offset };
+}
+
+function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
+  const seal = w.tail(5);
+  if (w.size < 10 || seal.readInt32BE(0) !== 1 || seal[4] !== 0x2f) {
+    throw new SnapshotFormatError(Math.max(0, w.size - 5), 'the snapshot does not end with its seal (int 1, "/")');
+  }
+  // The file offset a ProtocolError is reported at.
+  let failAt = 0;
+  try {
+    let head: SnapshotHead;
+    for (;;) {
+      try {
+        head = readHead(w);
+        break;
+      } catch (err) {
+        // A head larger than the window: grow the window over it and read it again.
+        if (!(err instanceof ProtocolError) || w.end >= w.size) throw err;
+        w.have(0, Math.min(w.size, w.buf.length * 2));
+      }
+    }
+    const { sessions, acls } = head;
     const tree = new DataTree(ttlEnabled);
     tree.reset();
     const unknownAcls: LoadedSnapshot['unknownAcls'] = new Map();
     // The node records, read straight off a DataView (they are nearly all of the file).
-    const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
-    let p = at();
+    let buf = w.buf;
+    let dv = w.dv;
+    let p = head.end;
+    failAt = p;
     // The parent of the last node restored, and its path as a prefix ('' for the root).
     let parentNode: ZNode | undefined;
     let parentPath = '';
-    const need = (n: number, what: string): void => {
-      if (p + n > buf.length) throw new SnapshotFormatError(p, `truncated ${what}`);
+    /** Makes the `n` bytes from record start `start` present: the record's (maybe moved) start. */
+    const need = (start: number, n: number, what: string, field = 0): number => {
+      if (start + n <= w.end) return start;
+      const moved = w.have(start, n);
+      if (moved < 0) throw new SnapshotFormatError(w.base + start + field, `truncated ${what}`);
+      buf = w.buf;
+      dv = w.dv;
+      return moved;
     };
     for (;;) {
-      const start = p;
-      need(4, 'path');
-      const pathLen = dv.getInt32(p);
-      if (pathLen < 0) throw new SnapshotFormatError(start, 'null path');
-      need(4 + pathLen, 'path');
-      const path = buf.toString('utf8', p + 4, p + 4 + pathLen);
-      p += 4 + pathLen;
-      if (path === '/') break;
-      need(4, 'data');
-      const dataLen = dv.getInt32(p);
-      if (dataLen < -1) throw new SnapshotFormatError(p, `bad data length ${dataLen}`);
-      need(4 + Math.max(0, dataLen) + 8 + 60, 'node');
-      // The bytes as latin1 chars (znode.ts): a copy, not a view that would pin the whole file.
-      const data = dataLen < 0 ? null : dataLen === 0 ? '' : buf.toString('latin1', p + 4, p + 4 + dataLen);
-      p += 4 + Math.max(0, dataLen);
+      let start = need(p, 4, 'path');
+      const pathLen = dv.getInt32(start);
+      if (pathLen < 0) throw new SnapshotFormatError(w.base + start, 'null path');
+      start = need(start, 4 + pathLen, 'path');
+      const path = buf.toString('utf8', start + 4, start + 4 + pathLen);
+      if (path === '/') {
+        p = start + 4 + pathLen;
+        break;
+      }
+      start = need(start, 8 + pathLen, 'data', 4 + pathLen);
+      const dataLen = dv.getInt32(start + 4 + pathLen);
+      if (dataLen < -1) throw new SnapshotFormatError(w.base + start + 4 + pathLen, `bad data length ${dataLen}`);
+      start = need(start, 8 + pathLen + Math.max(0, dataLen) + 68, 'node', 4 + pathLen);
+      p = start + 8 + pathLen;
+      // The bytes as latin1 chars (znode.ts): a copy, not a view that would pin the file's bytes.
+      const data = dataLen < 0 ? null : dataLen === 0 ? '' : buf.toString('latin1', p, p + dataLen);
+      p += Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
       // One BigInt per node where it can be: mzxid and pzxid are most often czxid (a leaf never
@@ -425,12 +489,12 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       const nodeVersion = dv.getInt32(p + 40);
       const cversion = dv.getInt32(p + 44);
       const aversion = dv.getInt32(p + 48);
+      const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p);
       p += 68;
-      const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
       let acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
       if (acl === undefined) {
         acl = UNKNOWN_ACL;
-        unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: start });
+        unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: w.base + start });
       }
       const node = new ZNode(null, acl, czxid, ctime, owner);
       node.setLatin1Data(data);
@@ -444,45 +508,48 @@ export function decodeSnapshot(buf: Buffer, ttlEnabled: boolean): LoadedSnapshot
       if (key !== '/') {
         // Siblings come together in both writers' orders: the last parent is held, not looked up per node.
         const slash = key.lastIndexOf('/');
-        if (slash < 0) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+        if (slash < 0) throw new SnapshotFormatError(w.base + start, `node ${path} comes before its parent`);
         if (parentNode === undefined || slash !== parentPath.length || !key.startsWith(parentPath)) {
           parentPath = slash === 0 ? '/' : key.slice(0, slash);
           parentNode = tree.nodes.get(parentPath);
           if (slash === 0) parentPath = '';
-          if (parentNode === undefined) throw new SnapshotFormatError(start, `node ${path} comes before its parent`);
+          if (parentNode === undefined) throw new SnapshotFormatError(w.base + start, `node ${path} comes before its parent`);
         }
-        if (tree.nodes.has(key)) throw new SnapshotFormatError(start, `node ${path} appears twice`);
-        tree.restoreChild(parentNode, key.slice(slash + 1), key, node);
-      } else if (tree.nodes.has('/')) throw new SnapshotFormatError(start, 'the root appears twice');
+        if (!tree.restoreChild(parentNode, key.slice(slash + 1), key, node)) {
+          throw new SnapshotFormatError(w.base + start, `node ${path} appears twice`);
+        }
+      } else if (tree.nodes.has('/')) throw new SnapshotFormatError(w.base + start, 'the root appears twice');
       else tree.restore(key, node);
     }
-    const r2 = new JuteReader(buf, p);
-    reader = r2;
-    if (!tree.nodes.has('/')) throw new SnapshotFormatError(r2.offset, 'the snapshot has no root');
+    // The rest of the file (the seals and the digest: tens of bytes) into the window.
+    p = w.have(p, w.size - (w.base + p));
+    const r2 = new JuteReader(w.buf, p, w.end);
+    const fileAt = (): number => w.base + r2.offset;
+    failAt = fileAt();
+    if (!tree.nodes.has('/')) throw new SnapshotFormatError(fileAt(), 'the snapshot has no root');
     // The seal: adler32 of everything before it.
-    const sealAt = r2.offset;
-    const running = new Adler32().update(buf, 0, sealAt);
-    const expected = BigInt(running.value);
+    const sealAt = fileAt();
+    const expected = BigInt(w.sumTo(r2.offset));
     const stored = r2.long('checksum');
     if (stored !== expected || r2.ustring('seal') !== '/') throw new SnapshotFormatError(sealAt, 'checksum mismatch');
     let digest: LoadedSnapshot['digest'];
     if (r2.remaining > 0) {
-      const digestAt = r2.offset;
+      const digestAt = fileAt();
+      failAt = digestAt;
       const zxid = r2.long();
-      const dv = r2.int();
-      const value = dv < 2 ? BigInt('0x' + (r2.ustring() ?? '0')) : r2.long();
-      const sealAt2 = r2.offset;
-      const expected2 = BigInt(running.update(buf, sealAt, sealAt2).value);
+      const version = r2.int();
+      const value = version < 2 ? BigInt('0x' + (r2.ustring() ?? '0')) : r2.long();
+      const expected2 = BigInt(w.sumTo(r2.offset));
       if (r2.long('checksum') !== expected2 || r2.ustring('seal') !== '/')
         throw new SnapshotFormatError(digestAt, 'digest checksum mismatch');
-      digest = zxid > 0n ? { zxid, version: dv, digest: value } : undefined;
+      digest = zxid > 0n ? { zxid, version, digest: value } : undefined;
     }
-    if (r2.remaining !== 0) throw new SnapshotFormatError(r2.offset, `${r2.remaining} bytes after the seal`);
+    if (r2.remaining !== 0) throw new SnapshotFormatError(fileAt(), `${r2.remaining} bytes after the seal`);
     return { tree, sessions, digest, unknownAcls };
   } catch (err) {
     if (err instanceof SnapshotFormatError) throw err;
     if (err instanceof ProtocolError || err instanceof RangeError || err instanceof SyntaxError) {
-      throw new SnapshotFormatError(at(), err.message);
+      throw new SnapshotFormatError(failAt, err.message);
     }
     throw err;
   }
