@@ -81,6 +81,18 @@ export class JuteReader {
     return b;
   }
 
+  /**
+   * `buffer` without the copy: a view of the reader's bytes, for a caller that copies what it keeps
+   * (a log's replay: the tree holds node data as strings) and must not pin them otherwise.
+   */
+  bufferView(what = 'buffer'): Buffer | null {
+    const n = this.length(what);
+    if (n === -1) return null;
+    const b = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return b;
+  }
+
   ustring(what = 'string'): string | null {
     const n = this.length(what);
     if (n === -1) return null;

@@ -132,8 +132,11 @@ function sameAcl(a: ACL, b: ACL): boolean {
 const internedAcls = new Map<string, readonly ACL[]>();
 const MAX_INTERNED_ACLS = 10_000;
 
-/** The shared, frozen copy of an ACL list (also used when a snapshot or a txn log is loaded). */
-export function intern(acl: ACL[]): readonly ACL[] {
+/**
+ * The shared, frozen copy of an ACL list (also used when a snapshot or a txn log is loaded): the
+ * caller's list and its objects are never kept, so a decoder's arrays can be handed in as they are.
+ */
+export function intern(acl: readonly ACL[]): readonly ACL[] {
   let key = '';
   for (const a of acl) key += `${a.perms}\u0000${a.id.scheme}\u0000${a.id.id}\u0001`;
   const found = internedAcls.get(key);

@@ -101,12 +101,23 @@ export class DataTree {
     return this.nodes.get(parentOrRoot(path))?.acl ?? [];
   }
 
-  /** Links a new node under its (existing) parent and bumps the parent's cversion. */
-  create(path: string, data: Buffer | null, acl: readonly ACL[], owner: bigint, zxid: bigint, time: number, undo?: Undo[]): ZNode {
-    const parent = this.nodes.get(parentOrRoot(path))!;
+  /**
+   * Links a new node under its (existing) parent and bumps the parent's cversion. A caller that
+   * has just looked the parent up hands it in (`parent`), so it is not looked up again.
+   */
+  create(
+    path: string,
+    data: Buffer | null,
+    acl: readonly ACL[],
+    owner: bigint,
+    zxid: bigint,
+    time: number,
+    undo?: Undo[],
+    parent: ZNode = this.nodes.get(parentOrRoot(path))!,
+  ): ZNode {
     const name = nodeName(path);
     const node = new ZNode(data, acl, zxid, time, owner);
-    this.record(path, parentOrRoot(path));
+    if (this.recorder !== undefined) this.record(path, parentOrRoot(path));
     const prevCversion = parent.cversion;
     const prevPzxid = parent.pzxid;
     parent.addChild(name);
@@ -145,18 +156,21 @@ export class DataTree {
   }
 
   setData(node: ZNode, data: Buffer | null, version: number, zxid: bigint, time: number, undo?: Undo[]): void {
-    const prev = { data: node.data, version: node.version, mzxid: node.mzxid, mtime: node.mtime };
-    this.recordNode(node);
+    if (undo !== undefined || this.recorder !== undefined) {
+      // Only a multi or a recorded write can be rolled back: a plain setData keeps no copy of the old data.
+      const prev = { data: node.data, version: node.version, mzxid: node.mzxid, mtime: node.mtime };
+      this.recordNode(node);
+      this.undoable(undo, () => {
+        node.data = prev.data;
+        node.version = prev.version;
+        node.mzxid = prev.mzxid;
+        node.mtime = prev.mtime;
+      });
+    }
     node.data = data;
     node.version = version;
     node.mzxid = zxid;
     node.mtime = time;
-    this.undoable(undo, () => {
-      node.data = prev.data;
-      node.version = prev.version;
-      node.mzxid = prev.mzxid;
-      node.mtime = prev.mtime;
-    });
   }
 
   setAcl(node: ZNode, acl: readonly ACL[], aversion: number, undo?: Undo[]): void {

@@ -324,7 +324,7 @@ export class RequestProcessor {
     if (kind === 'container') owner = CONTAINER_EPHEMERAL_OWNER;
     else if (kind === 'ttl') owner = ttlEphemeralOwner(ttl);
     else if (flags === 1 || flags === 3) owner = ctx.session.id;
-    const node = this.tree.create(path, req.data, acl, owner, zxid, time, undo);
+    const node = this.tree.create(path, req.data, acl, owner, zxid, time, undo, parent);
     const created = path;
     const parentAcl = parent.acl;
     this.note(notes, () => this.watches.created(created, zxid, acl, parentAcl));

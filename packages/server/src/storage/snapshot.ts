@@ -411,7 +411,7 @@ function readHeadFrom(r: JuteReader, w: ByteWindow): SnapshotHead {
   for (let i = 0; i < aclCount; i++) {
     const id = r.long('acl id');
     const list = r.acls() ?? [];
-    acls.set(id, intern(list.map((a) => ({ perms: a.perms, id: { ...a.id } }))));
+    acls.set(id, intern(list));
   }
   return { sessions, acls, end: r.offset };
 }

@@ -17,7 +17,7 @@ let lastOut: readonly ACL[] = [];
 /** The shared copy of a txn's ACL list; the log reader hands back one frozen array for equal lists, so the last is remembered. */
 function internAcl(acl: readonly ACL[]): readonly ACL[] {
   if (acl === lastIn) return lastOut;
-  const out = intern(acl.map((a) => ({ perms: a.perms, id: { ...a.id } })));
+  const out = intern(acl);
   if (Object.isFrozen(acl)) {
     lastIn = acl;
     lastOut = out;
@@ -62,7 +62,7 @@ function create(
   }
   const prevCversion = parent.cversion;
   const prevPzxid = parent.pzxid;
-  tree.create(path, data, internAcl(acl), owner, h.zxid, h.time);
+  tree.create(path, data, internAcl(acl), owner, h.zxid, h.time, undefined, parent);
   const target = parentCVersion === -1 ? prevCversion + 1 : parentCVersion;
   if (target > prevCversion) {
     parent.cversion = target;

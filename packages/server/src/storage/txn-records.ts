@@ -14,7 +14,10 @@ export interface TxnHeader {
   type: number;
 }
 
-/** One transaction body; `type` is the header's (or the multi entry's) op code. */
+/**
+ * One transaction body; `type` is the header's (or the multi entry's) op code. A decoded body's
+ * `data` is a view of the record's bytes (replay copies what the tree keeps): copy it to hold it.
+ */
 export type TxnBody =
   | {
       type: typeof OpCode.create | typeof OpCode.create2;
@@ -111,17 +114,17 @@ function readBody(r: JuteReader, type: number): TxnBody {
   switch (type) {
     case OpCode.create:
     case OpCode.create2:
-      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: acls(r), ephemeral: r.bool(), parentCVersion: r.int() };
+      return { type, path: nonNullPath(r), data: r.bufferView('data'), acl: acls(r), ephemeral: r.bool(), parentCVersion: r.int() };
     case OpCode.createContainer:
-      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: acls(r), parentCVersion: r.int() };
+      return { type, path: nonNullPath(r), data: r.bufferView('data'), acl: acls(r), parentCVersion: r.int() };
     case OpCode.createTTL:
-      return { type, path: nonNullPath(r), data: r.buffer('data'), acl: acls(r), parentCVersion: r.int(), ttl: r.long() };
+      return { type, path: nonNullPath(r), data: r.bufferView('data'), acl: acls(r), parentCVersion: r.int(), ttl: r.long() };
     case OpCode.delete:
     case OpCode.deleteContainer:
       return { type, path: nonNullPath(r) };
     case OpCode.reconfig:
     case OpCode.setData:
-      return { type: OpCode.setData, path: nonNullPath(r), data: r.buffer('data'), version: r.int() };
+      return { type: OpCode.setData, path: nonNullPath(r), data: r.bufferView('data'), version: r.int() };
     case OpCode.setACL:
       return { type, path: nonNullPath(r), acl: acls(r), version: r.int() };
     case OpCode.check:
@@ -139,7 +142,7 @@ function readBody(r: JuteReader, type: number): TxnBody {
       const txns: TxnBody[] = [];
       for (let i = 0; i < n; i++) {
         const subType = r.int('type');
-        const data = r.buffer('data') ?? Buffer.alloc(0);
+        const data = r.bufferView('data') ?? Buffer.alloc(0);
         const sub = new JuteReader(data);
         txns.push(readBody(sub, subType));
       }
