@@ -28,7 +28,11 @@ export class ZNode {
   readonly czxid: bigint;
   mzxid: bigint;
   readonly ctime: number;
-  mtime: number;
+  /**
+   * mtime when it differs from ctime, else undefined: most nodes are never written after their
+   * create, and a time that is not a small integer costs a 16-byte box per field.
+   */
+  private changedAt: number | undefined = undefined;
   version = 0;
   /** Child creates so far (not the Stat's cversion). */
   cversion = 0;
@@ -51,8 +55,15 @@ export class ZNode {
     this.mzxid = zxid;
     this.pzxid = zxid;
     this.ctime = time;
-    this.mtime = time;
     this.ephemeralOwner = ephemeralOwner;
+  }
+
+  get mtime(): number {
+    return this.changedAt ?? this.ctime;
+  }
+
+  set mtime(time: number) {
+    this.changedAt = time === this.ctime ? undefined : time;
   }
 
   /** A copy of the data (each call a new Buffer: the node's own bytes cannot be changed through it). */
