@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocketServer, WebSocket } from 'ws';
 import type { Logger } from '../options.js';
 
 /** Options of a WebSocket endpoint (the listener's `webSocket` option, the gateway's options). */
@@ -50,7 +50,8 @@ const DEFAULT_PING_INTERVAL_MS = 10_000;
 /** An HTTP server with one WebSocket path; `onConnection` gets each accepted socket. */
 export class WebSocketEndpoint {
   private readonly http: Server;
-  private readonly wss: WebSocketServer;
+  /** Made by `listen`, which loads ws: a server with no WebSocket listener never imports it (~30 ms of start-up). */
+  private wss: WebSocketServer | undefined;
   private readonly path: string;
   private readonly scheme: 'ws' | 'wss';
   private readonly origins: ReadonlySet<string> | undefined;
@@ -64,7 +65,7 @@ export class WebSocketEndpoint {
   constructor(
     options: WebSocketEndpointOptions,
     /** The largest message accepted; a larger one closes its connection (1009). */
-    maxPayload: number,
+    private readonly maxPayload: number,
     private readonly logger: Logger | undefined,
     private readonly onConnection: (socket: WebSocket, request: IncomingMessage) => void,
     /** Serve `wss://` (HTTPS) with these options; plain `ws://` without. */
@@ -75,7 +76,6 @@ export class WebSocketEndpoint {
     this.origins = options.origins === undefined ? undefined : new Set(options.origins.map(normaliseOrigin));
     const pingMs = options.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
     if (!(pingMs > 0)) throw new InvalidArgumentError(`webSocket.pingIntervalMs must be > 0, got ${pingMs}`);
-    this.wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false, clientTracking: true });
     const notUpgraded = (_req: IncomingMessage, res: ServerResponse): void => {
       res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end('WebSocket only\n');
     };
@@ -89,6 +89,8 @@ export class WebSocketEndpoint {
   }
 
   async listen(options: BindOptions): Promise<WebSocketAddress> {
+    const { WebSocketServer } = await import('ws');
+    this.wss ??= new WebSocketServer({ noServer: true, maxPayload: this.maxPayload, perMessageDeflate: false, clientTracking: true });
     this.http.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: options.backlog });
     await once(this.http, 'listening'); // rejects with the server's 'error' (e.g. EADDRINUSE)
     const bound = this.http.address() as AddressInfo;
@@ -98,7 +100,7 @@ export class WebSocketEndpoint {
 
   /** Open WebSocket connections. */
   get connectionCount(): number {
-    return this.wss.clients.size;
+    return this.wss?.clients.size ?? 0;
   }
 
   /** Takes no more connections (the port closes); open ones are left to their owner. */
@@ -111,8 +113,8 @@ export class WebSocketEndpoint {
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
       clearInterval(this.pinger);
-      for (const ws of this.wss.clients) ws.terminate();
-      this.wss.close();
+      for (const ws of this.wss?.clients ?? []) ws.terminate();
+      this.wss?.close();
       this.http.closeAllConnections();
       if (!this.http.listening) resolve();
       else this.http.close(() => resolve());
@@ -122,7 +124,8 @@ export class WebSocketEndpoint {
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    if (this.closing !== undefined || this.stopped) {
+    const wss = this.wss;
+    if (this.closing !== undefined || this.stopped || wss === undefined) {
       socket.destroy();
       return;
     }
@@ -139,7 +142,7 @@ export class WebSocketEndpoint {
       refuse(socket, 403, 'Forbidden');
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
       this.answered.set(ws, true);
       ws.on('pong', () => this.answered.set(ws, true));
       try {
@@ -153,7 +156,7 @@ export class WebSocketEndpoint {
 
   /** Closes the peers that did not answer the last ping, then pings the rest. */
   private pingAll(): void {
-    for (const ws of this.wss.clients) {
+    for (const ws of this.wss?.clients ?? []) {
       if (this.answered.get(ws) === false) {
         this.logger?.debug?.({}, 'WebSocket peer did not answer a ping: closed');
         ws.terminate();
