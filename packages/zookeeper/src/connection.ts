@@ -55,6 +55,8 @@ const MAX_XID = 0x7fffffff;
 export function followingXid(xid: number): number {
   return xid >= MAX_XID || xid < 0 ? 1 : xid + 1;
 }
+/** Requests queued in one burst before they are written without waiting for its end (see `write`). */
+const EARLY_FLUSH_FRAMES = 48;
 /** Below this many queued bytes a flush copies frames into one buffer; above it, writev via cork. */
 const COALESCE_BYTES = 64 * 1024;
 
@@ -205,6 +207,12 @@ class ZooKeeperConnection implements Connection {
   private write(bytes: Buffer): void {
     this.outq.push(bytes);
     this.outBytes += bytes.length;
+    // A burst that is already EARLY_FLUSH_FRAMES long goes now, so that a pipelining server starts
+    // on it (on its own core) while the rest of the burst is made.
+    if (this.outq.length >= EARLY_FLUSH_FRAMES && this.tls === undefined) {
+      this.flush();
+      return;
+    }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       if (this.tls !== undefined) setImmediate(this.flushBound);

@@ -79,6 +79,8 @@ export interface WireDoor {
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
+/** Frames a turn writes before they leave without waiting for its end (see `queued`). */
+const EARLY_FLUSH_FRAMES = 48;
 
 // A request's reply needs its xid and op code; both travel in the server's token as one number
 // (xid * 1024 + op + 512), so that a request allocates no token object.
@@ -361,8 +363,16 @@ export class WireSession implements ConnectionSink, ConnectionStats {
 
   // ---- output ----
 
-  /** A frame was written to `out`: it leaves with the next flush. */
+  /**
+   * A frame was written to `out`: it leaves with the next flush, or now when a turn has already
+   * produced EARLY_FLUSH_FRAMES of them: a peer that pipelines gets the first replies while the
+   * rest are served, and works on them on its own core instead of waiting for the whole turn.
+   */
   private queued(): void {
+    if (this.out.frames >= EARLY_FLUSH_FRAMES && (this.stops & BACKPRESSURE) === 0) {
+      this.flush();
+      return;
+    }
     if (!this.flushQueued) {
       this.flushQueued = true;
       // The server delivers a turn's output from one microtask; this one runs after it.
