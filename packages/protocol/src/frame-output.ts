@@ -12,6 +12,13 @@
  */
 import { JuteWriter } from './jute-writer.js';
 
+/**
+ * Frames one burst (a turn's replies, a pipeline's refill) queues before they are written without
+ * waiting for the burst's end: the peer starts on them on its own core while the rest are made.
+ * The server's wire session, the TCP connection and the WebSocket client's sends all use it.
+ */
+export const EARLY_FLUSH_FRAMES = 48;
+
 const MIN_SLAB = 4096;
 /** Above this, a slab holds one flush and no more (a 1 MB reply is not kept eight times). */
 const MAX_SLAB = 1 << 20;

@@ -74,11 +74,8 @@ export class JuteReader {
   }
 
   buffer(what = 'buffer'): Buffer | null {
-    const n = this.length(what);
-    if (n === -1) return null;
-    const b = Buffer.from(this.buf.subarray(this.pos, this.pos + n));
-    this.pos += n;
-    return b;
+    const view = this.bufferView(what);
+    return view === null ? null : Buffer.from(view);
   }
 
   /**

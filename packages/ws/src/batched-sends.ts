@@ -10,7 +10,7 @@
  * through `ws`; a close first sends what is batched, so no message follows a close frame.
  */
 import { randomFillSync } from 'node:crypto';
-import { receiveBinaryMessagesDirectly } from '@tenure/protocol';
+import { EARLY_FLUSH_FRAMES, receiveBinaryMessagesDirectly } from '@tenure/protocol';
 import type WebSocket from 'ws';
 import type { WebSocketLike } from './websocket-like.js';
 
@@ -81,9 +81,6 @@ interface Internals {
   _sender?: { _queue?: unknown[] } | null;
 }
 
-/** Messages queued in one burst before they are written without waiting for its end (as the TCP connection does). */
-const EARLY_FLUSH_MESSAGES = 48;
-
 /**
  * `socket` as a WebSocketLike whose `send` batches per microtask and whose `close` sends the batch
  * first; once open, its binary messages (at most `maxPayload` bytes) are read in place, past `ws`'
@@ -117,8 +114,8 @@ export function batchingSends(socket: WebSocket, maxPayload: number): WebSocketL
   like.send = (data: Uint8Array): void => {
     pending.push(data);
     bytes += data.length;
-    // A burst already EARLY_FLUSH_MESSAGES long goes now: the server starts on it while the rest is made.
-    if (pending.length >= EARLY_FLUSH_MESSAGES) {
+    // A burst already EARLY_FLUSH_FRAMES long goes now: the server starts on it while the rest is made.
+    if (pending.length >= EARLY_FLUSH_FRAMES) {
       flush();
       return;
     }

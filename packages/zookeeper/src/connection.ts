@@ -13,6 +13,7 @@ import { connect as tlsConnect } from 'node:tls';
 import {
   AbortError,
   ConnectionLossError,
+  EARLY_FLUSH_FRAMES,
   FrameReader,
   KeeperError,
   REPLY_HEADER_BYTES,
@@ -55,8 +56,6 @@ const MAX_XID = 0x7fffffff;
 export function followingXid(xid: number): number {
   return xid >= MAX_XID || xid < 0 ? 1 : xid + 1;
 }
-/** Requests queued in one burst before they are written without waiting for its end (see `write`). */
-const EARLY_FLUSH_FRAMES = 48;
 /** Below this many queued bytes a flush copies frames into one buffer; above it, writev via cork. */
 const COALESCE_BYTES = 64 * 1024;
 

@@ -23,6 +23,7 @@
  */
 import {
   AbortError,
+  EARLY_FLUSH_FRAMES,
   ErrorCode,
   ProtocolError,
   UnknownOpError,
@@ -79,8 +80,6 @@ export interface WireDoor {
 }
 
 const ZERO_PASSWD = Buffer.alloc(16);
-/** Frames a turn writes before they leave without waiting for its end (see `queued`). */
-const EARLY_FLUSH_FRAMES = 48;
 
 // A request's reply needs its xid and op code; both travel in the server's token as one number
 // (xid * 1024 + op + 512), so that a request allocates no token object.

@@ -43,7 +43,7 @@ export class ZNode {
   snapshotMark = 0;
   /**
    * Child names (not paths), in creation order: a plain list while children are only added (a
-   * restore adds a million to one parent at 4 bytes each, where a Set costs 3-5x that and a hash
+   * restore adds a million to one parent at 8 bytes each, where a Set costs 3-5x that and a hash
    * insert each), a Set from the first removal on. Most nodes are leaves and never allocate either.
    */
   private childNames: string[] | Set<string> | undefined;
