@@ -1,10 +1,11 @@
 /**
- * The data tree: nodes by full path, the ephemerals of each session, and the container and TTL
+ * The data tree: nodes linked under their parents by name (tree-paths.ts finds them by path), the ephemerals of each session, and the container and TTL
  * nodes the reaper looks at. Mutations here are unconditional (the request processor validated
  * them) and can hand back an undo step so that a failing multi rolls back.
  */
 import type { ACL } from '@tenure/protocol';
 import { OPEN_ACL_UNSAFE, READ_ACL_UNSAFE, nodeName, parentPath } from '@tenure/protocol';
+import { TreePaths, findNode } from './tree-paths.js';
 import { ZNode, ownerKind } from './znode.js';
 
 export type Undo = () => void;
@@ -26,7 +27,13 @@ export interface TreeRecorder {
 export const SPECIAL_PATHS: ReadonlySet<string> = new Set(['/', '/zookeeper', '/zookeeper/quota', '/zookeeper/config']);
 
 export class DataTree {
-  readonly nodes = new Map<string, ZNode>();
+  private root: ZNode | undefined;
+  private count = 0;
+  /** The nodes by full path (looked up and walked from the root: no table of paths is kept). */
+  readonly nodes = new TreePaths(
+    () => this.root,
+    () => this.count,
+  );
   /** Session id → paths of its ephemerals, in creation order. */
   readonly ephemerals = new Map<bigint, Set<string>>();
   readonly containers = new Set<string>();
@@ -35,8 +42,8 @@ export class DataTree {
   recorder: TreeRecorder | undefined = undefined;
 
   constructor(readonly ttlEnabled: boolean) {
-    const root = new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n);
-    this.nodes.set('/', root);
+    this.root = new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n);
+    this.count = 1;
     this.attach('/zookeeper', new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n));
     this.attach('/zookeeper/quota', new ZNode(Buffer.alloc(0), OPEN_ACL_UNSAFE, 0n, 0, 0n));
     const config = new ZNode(Buffer.alloc(0), READ_ACL_UNSAFE, 0n, 0, 0n);
@@ -46,8 +53,8 @@ export class DataTree {
 
   /** System nodes are linked without touching the parent's cversion, as in ZooKeeper. */
   private attach(path: string, node: ZNode): void {
-    this.nodes.get(parentOrRoot(path))!.addChild(nodeName(path));
-    this.nodes.set(path, node);
+    findNode(this.root, parentOrRoot(path))!.addChild(nodeName(path), node);
+    this.count++;
   }
 
   /**
@@ -55,7 +62,8 @@ export class DataTree {
    * the loader then `restore`s every node, parents first.
    */
   reset(): void {
-    this.nodes.clear();
+    this.root = undefined;
+    this.count = 0;
     this.ephemerals.clear();
     this.containers.clear();
     this.ttls.clear();
@@ -64,7 +72,8 @@ export class DataTree {
   /** Puts a loaded node in place: the root, or a child linked under its (loaded) parent, stats untouched. */
   restore(path: string, node: ZNode): void {
     if (path === '/') {
-      this.nodes.set('/', node);
+      if (this.root === undefined) this.count++;
+      this.root = node;
       return;
     }
     this.attach(path, node);
@@ -73,14 +82,12 @@ export class DataTree {
 
   /**
    * `restore` of a child whose loaded parent the caller holds, with its name (no lookup of the
-   * parent). False when the path was there already (the loader's damage check: one probe of the
-   * table, not a `has` before the `set`); the tree is then not to be used.
+   * parent). False when the path was there already (the loader's damage check); the tree is then
+   * not to be used.
    */
   restoreChild(parent: ZNode, name: string, path: string, node: ZNode): boolean {
-    const size = this.nodes.size;
-    this.nodes.set(path, node);
-    if (this.nodes.size === size) return false;
-    parent.addChild(name);
+    if (!parent.addChild(name, node)) return false;
+    this.count++;
     this.index(path, node.ephemeralOwner, true);
     return true;
   }
@@ -88,7 +95,7 @@ export class DataTree {
   /** The node at `path`; '' is the root too, as in ZooKeeper (whose tree keeps the root under both). */
   get(path: string): ZNode | undefined {
     const key = path === '' ? '/' : path;
-    const node = this.nodes.get(key);
+    const node = findNode(this.root, key);
     if (this.recorder !== undefined) {
       this.recorder.reads.add(key);
       if (node !== undefined) this.recorder.found.set(node, key);
@@ -98,7 +105,7 @@ export class DataTree {
 
   /** The ACL of a path's parent (the root's for top-level nodes). */
   parentAcl(path: string): readonly ACL[] {
-    return this.nodes.get(parentOrRoot(path))?.acl ?? [];
+    return findNode(this.root, parentOrRoot(path))?.acl ?? [];
   }
 
   /**
@@ -113,23 +120,23 @@ export class DataTree {
     zxid: bigint,
     time: number,
     undo?: Undo[],
-    parent: ZNode = this.nodes.get(parentOrRoot(path))!,
+    parent: ZNode = findNode(this.root, parentOrRoot(path))!,
   ): ZNode {
     const name = nodeName(path);
     const node = new ZNode(data, acl, zxid, time, owner);
     if (this.recorder !== undefined) this.record(path, parentOrRoot(path));
     const prevCversion = parent.cversion;
     const prevPzxid = parent.pzxid;
-    parent.addChild(name);
+    parent.addChild(name, node);
+    this.count++;
     parent.cversion = prevCversion + 1;
     parent.pzxid = zxid;
-    this.nodes.set(path, node);
     this.index(path, owner, true);
     this.undoable(undo, () => {
       parent.removeChild(name);
       parent.cversion = prevCversion;
       parent.pzxid = prevPzxid;
-      this.nodes.delete(path);
+      this.count--;
       this.index(path, owner, false);
     });
     return node;
@@ -137,20 +144,20 @@ export class DataTree {
 
   /** Unlinks a node (which has no children). The parent's cversion does not change, as in 3.8. */
   delete(path: string, zxid: bigint, undo?: Undo[]): void {
-    const node = this.nodes.get(path);
+    const node = findNode(this.root, path);
     if (node === undefined) return;
-    const parent = this.nodes.get(parentOrRoot(path))!;
+    const parent = findNode(this.root, parentOrRoot(path))!;
     const name = nodeName(path);
     const prevPzxid = parent.pzxid;
     this.record(path, parentOrRoot(path));
     parent.removeChild(name);
     if (zxid > parent.pzxid) parent.pzxid = zxid;
-    this.nodes.delete(path);
+    this.count--;
     this.index(path, node.ephemeralOwner, false);
     this.undoable(undo, () => {
-      parent.addChild(name);
+      parent.addChild(name, node);
       parent.pzxid = prevPzxid;
-      this.nodes.set(path, node);
+      this.count++;
       this.index(path, node.ephemeralOwner, true);
     });
   }
@@ -187,18 +194,15 @@ export class DataTree {
 
   /** Descendants of a node, not counting the node itself. */
   countDescendants(path: string): number {
-    if (path === '/') return this.nodes.size - 1;
-    const node = this.nodes.get(path);
+    if (path === '/') return this.count - 1;
+    const node = findNode(this.root, path);
     if (node === undefined) return 0;
     let n = 0;
-    const stack: string[] = [path];
+    const stack: ZNode[] = [node];
     while (stack.length > 0) {
-      const p = stack.pop()!;
-      const cur = this.nodes.get(p);
-      if (cur === undefined) continue;
-      for (const c of cur.children) {
+      for (const [, c] of stack.pop()!.childEntries()) {
         n++;
-        stack.push(p === '/' ? '/' + c : p + '/' + c);
+        if (c.childCount > 0) stack.push(c);
       }
     }
     return n;

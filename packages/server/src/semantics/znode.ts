@@ -13,6 +13,7 @@ import type { ACL, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, ttlFromEphemeralOwner } from '@tenure/protocol';
 
 const NO_CHILDREN: readonly string[] = [];
+const NO_ENTRIES: ReadonlyMap<string, ZNode> = new Map();
 
 /** A byte array's latin1 chars (a plain Uint8Array too: its toString would join numbers). */
 function latin1Of(data: Uint8Array | null): string | null {
@@ -42,11 +43,10 @@ export class ZNode {
   /** The fuzzy snapshot that last wrote this node (storage/fuzzy-snapshot.ts), so none writes it twice. */
   snapshotMark = 0;
   /**
-   * Child names (not paths), in creation order: a plain list while children are only added (a
-   * restore adds a million to one parent at 8 bytes each, where a Set costs 3-5x that and a hash
-   * insert each), a Set from the first removal on. Most nodes are leaves and never allocate either.
+   * The children by name (not path), in creation order: the tree keeps no entry per full path, so
+   * this is the one index a node is found by (data-tree.ts walks it). Leaves, most nodes, have none.
    */
-  private childNames: string[] | Set<string> | undefined;
+  private kids: Map<string, ZNode> | undefined;
 
   constructor(data: Buffer | null, acl: readonly ACL[], zxid: bigint, time: number, ephemeralOwner: bigint) {
     this.bytes = latin1Of(data);
@@ -103,27 +103,36 @@ export class ZNode {
   }
 
   get children(): Iterable<string> {
-    return this.childNames ?? NO_CHILDREN;
+    return this.kids?.keys() ?? NO_CHILDREN;
+  }
+
+  /** The children as [name, node], in creation order (a live view: later creates are seen). */
+  childEntries(): IterableIterator<[string, ZNode]> {
+    return (this.kids ?? NO_ENTRIES).entries();
   }
 
   get childCount(): number {
-    const c = this.childNames;
-    return c === undefined ? 0 : Array.isArray(c) ? c.length : c.size;
+    return this.kids?.size ?? 0;
   }
 
-  /** Adds a name the node does not have (the tree checks: the child's path was not in use). */
-  addChild(name: string): void {
-    const c = this.childNames;
-    if (c === undefined) this.childNames = [name];
-    else if (Array.isArray(c)) c.push(name);
-    else c.add(name);
+  child(name: string): ZNode | undefined {
+    return this.kids?.get(name);
+  }
+
+  /**
+   * Links `node` under `name`. False when the name was taken (the old node is then replaced: a
+   * create's name was checked free, and a loader treats it as damage): one probe, not a has and a set.
+   */
+  addChild(name: string, node: ZNode): boolean {
+    let k = this.kids;
+    if (k === undefined) this.kids = k = new Map();
+    const size = k.size;
+    k.set(name, node);
+    return k.size !== size;
   }
 
   removeChild(name: string): void {
-    let c = this.childNames;
-    if (c === undefined) return;
-    if (Array.isArray(c)) this.childNames = c = new Set(c);
-    c.delete(name);
+    this.kids?.delete(name);
   }
 
   stat(): Stat {

@@ -127,11 +127,7 @@ class DigestSum {
   }
 }
 
-/**
- * Every node, parents before children: the tree's insertion order has that property (a node is
- * created under an existing parent, and a parent with children cannot be deleted), and it is all
- * ZooKeeper's reader needs. (ZooKeeper writes depth-first; no path is built or looked up here.)
- */
+/** Every node depth-first, parents before children, as ZooKeeper writes them (tree-paths.ts). */
 function walk(tree: DataTree): Iterable<[string, ZNode]> {
   return tree.nodes;
 }
