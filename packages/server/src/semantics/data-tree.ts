@@ -144,10 +144,10 @@ export class DataTree {
 
   /** Unlinks a node (which has no children). The parent's cversion does not change, as in 3.8. */
   delete(path: string, zxid: bigint, undo?: Undo[]): void {
-    const node = findNode(this.root, path);
-    if (node === undefined) return;
-    const parent = findNode(this.root, parentOrRoot(path))!;
+    const parent = findNode(this.root, parentOrRoot(path));
     const name = nodeName(path);
+    const node = parent?.child(name);
+    if (parent === undefined || node === undefined) return;
     const prevPzxid = parent.pzxid;
     this.record(path, parentOrRoot(path));
     parent.removeChild(name);

@@ -22,48 +22,111 @@ function latin1Of(data: Uint8Array | null): string | null {
   return b.toString('latin1');
 }
 
+/** What a node holds once it has had a child: its children and the two Stat fields they move. */
+interface Family {
+  kids: Map<string, ZNode> | undefined;
+  /** Child creates so far (not the Stat's cversion). */
+  cversion: number;
+  pzxid: bigint;
+}
+
+/** What a node holds once written (data or ACL), or from its create when it has an owner. */
+interface Written {
+  mzxid: bigint;
+  mtime: number;
+  version: number;
+  aversion: number;
+  owner: bigint;
+}
+
+/**
+ * Most nodes are leaves that are never written after their create: a leaf never written holds 7
+ * fields (80 bytes; 13 fields and 128 bytes when each Stat field had its own), and its mzxid,
+ * pzxid, mtime, versions and owner are read from the defaults (czxid, ctime, 0). A node's first
+ * child or first write adds the one small record that changes.
+ */
 export class ZNode {
   /** The data's bytes as latin1 chars; null for no data (ZooKeeper's null, shown as length 0). */
   private bytes: string | null;
   acl: readonly ACL[];
   readonly czxid: bigint;
-  mzxid: bigint;
   readonly ctime: number;
-  /**
-   * mtime when it differs from ctime, else undefined: most nodes are never written after their
-   * create, and a time that is not a small integer costs a 16-byte box per field.
-   */
-  private changedAt: number | undefined = undefined;
-  version = 0;
-  /** Child creates so far (not the Stat's cversion). */
-  cversion = 0;
-  aversion = 0;
-  readonly ephemeralOwner: bigint;
-  pzxid: bigint;
   /** The fuzzy snapshot that last wrote this node (storage/fuzzy-snapshot.ts), so none writes it twice. */
   snapshotMark = 0;
   /**
-   * The children by name (not path), in creation order: the tree keeps no entry per full path, so
-   * this is the one index a node is found by (data-tree.ts walks it). Leaves, most nodes, have none.
+   * The children by name (not path), in creation order, with cversion and pzxid: the tree keeps no
+   * entry per full path, so the children maps are what a node is found by (data-tree.ts).
    */
-  private kids: Map<string, ZNode> | undefined;
+  private family: Family | undefined = undefined;
+  private written: Written | undefined = undefined;
 
   constructor(data: Buffer | null, acl: readonly ACL[], zxid: bigint, time: number, ephemeralOwner: bigint) {
     this.bytes = latin1Of(data);
     this.acl = acl;
     this.czxid = zxid;
-    this.mzxid = zxid;
-    this.pzxid = zxid;
     this.ctime = time;
-    this.ephemeralOwner = ephemeralOwner;
+    if (ephemeralOwner !== 0n) this.write().owner = ephemeralOwner;
+  }
+
+  private write(): Written {
+    return (this.written ??= { mzxid: this.czxid, mtime: this.ctime, version: 0, aversion: 0, owner: 0n });
+  }
+
+  private kin(): Family {
+    return (this.family ??= { kids: undefined, cversion: 0, pzxid: this.czxid });
+  }
+
+  get ephemeralOwner(): bigint {
+    return this.written?.owner ?? 0n;
+  }
+
+  get mzxid(): bigint {
+    return this.written?.mzxid ?? this.czxid;
+  }
+
+  set mzxid(zxid: bigint) {
+    if (this.written !== undefined || zxid !== this.czxid) this.write().mzxid = zxid;
   }
 
   get mtime(): number {
-    return this.changedAt ?? this.ctime;
+    return this.written?.mtime ?? this.ctime;
   }
 
   set mtime(time: number) {
-    this.changedAt = time === this.ctime ? undefined : time;
+    if (this.written !== undefined || time !== this.ctime) this.write().mtime = time;
+  }
+
+  get version(): number {
+    return this.written?.version ?? 0;
+  }
+
+  set version(v: number) {
+    if (this.written !== undefined || v !== 0) this.write().version = v;
+  }
+
+  get aversion(): number {
+    return this.written?.aversion ?? 0;
+  }
+
+  set aversion(v: number) {
+    if (this.written !== undefined || v !== 0) this.write().aversion = v;
+  }
+
+  /** Child creates so far (not the Stat's cversion). */
+  get cversion(): number {
+    return this.family?.cversion ?? 0;
+  }
+
+  set cversion(v: number) {
+    if (this.family !== undefined || v !== 0) this.kin().cversion = v;
+  }
+
+  get pzxid(): bigint {
+    return this.family?.pzxid ?? this.czxid;
+  }
+
+  set pzxid(zxid: bigint) {
+    if (this.family !== undefined || zxid !== this.czxid) this.kin().pzxid = zxid;
   }
 
   /** A copy of the data (each call a new Buffer: the node's own bytes cannot be changed through it). */
@@ -103,20 +166,20 @@ export class ZNode {
   }
 
   get children(): Iterable<string> {
-    return this.kids?.keys() ?? NO_CHILDREN;
+    return this.family?.kids?.keys() ?? NO_CHILDREN;
   }
 
   /** The children as [name, node], in creation order (a live view: later creates are seen). */
   childEntries(): IterableIterator<[string, ZNode]> {
-    return (this.kids ?? NO_ENTRIES).entries();
+    return (this.family?.kids ?? NO_ENTRIES).entries();
   }
 
   get childCount(): number {
-    return this.kids?.size ?? 0;
+    return this.family?.kids?.size ?? 0;
   }
 
   child(name: string): ZNode | undefined {
-    return this.kids?.get(name);
+    return this.family?.kids?.get(name);
   }
 
   /**
@@ -124,15 +187,15 @@ export class ZNode {
    * create's name was checked free, and a loader treats it as damage): one probe, not a has and a set.
    */
   addChild(name: string, node: ZNode): boolean {
-    let k = this.kids;
-    if (k === undefined) this.kids = k = new Map();
+    const f = this.kin();
+    const k = (f.kids ??= new Map());
     const size = k.size;
     k.set(name, node);
     return k.size !== size;
   }
 
   removeChild(name: string): void {
-    this.kids?.delete(name);
+    this.family?.kids?.delete(name);
   }
 
   stat(): Stat {

@@ -5,7 +5,7 @@
  * cversion only moves forward).
  */
 import type { ACL } from '@tenure/protocol';
-import { CONTAINER_EPHEMERAL_OWNER, OpCode, ttlEphemeralOwner } from '@tenure/protocol';
+import { CONTAINER_EPHEMERAL_OWNER, OpCode, nodeName, ttlEphemeralOwner } from '@tenure/protocol';
 import { intern } from '../security/acl-policy.js';
 import { parentOrRoot, type DataTree } from '../semantics/data-tree.js';
 import type { ZNode } from '../semantics/znode.js';
@@ -54,7 +54,7 @@ function create(
   if (path === '/' || path === '') return;
   const parent = tree.get(parentOrRoot(path));
   if (parent === undefined) return;
-  const existing = tree.get(path);
+  const existing = parent.child(nodeName(path));
   if (existing !== undefined) {
     existing.acl = internAcl(acl);
     if (plainCreate) raiseCversion(parent, parentCVersion, h.zxid);
