@@ -39,18 +39,26 @@ interface Written {
   owner: bigint;
 }
 
+const TWO32 = 2 ** 32;
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /**
- * Most nodes are leaves that are never written after their create: a leaf never written holds 7
- * fields (80 bytes; 13 fields and 128 bytes when each Stat field had its own), and its mzxid,
- * pzxid, mtime, versions and owner are read from the defaults (czxid, ctime, 0). A node's first
- * child or first write adds the one small record that changes.
+ * Most nodes are leaves that are never written after their create: a leaf never written holds 9
+ * small fields (96 bytes, and no other object but its data and name; 13 fields, 128 bytes, a
+ * BigInt and a boxed time when each Stat field had its own), and its mzxid, pzxid, mtime,
+ * versions and owner are read from the defaults (czxid, ctime, 0). A node's first child or first
+ * write adds the one small record that changes. czxid and ctime are kept as their high and low
+ * 32-bit words: two small integers each, where a BigInt or a time that is not a small integer is
+ * a heap object of its own (a million of them to allocate, copy and collect on a restart).
  */
 export class ZNode {
   /** The data's bytes as latin1 chars; null for no data (ZooKeeper's null, shown as length 0). */
   private bytes: string | null;
   acl: readonly ACL[];
-  readonly czxid: bigint;
-  readonly ctime: number;
+  private czHi: number;
+  private czLo: number;
+  private ctHi: number;
+  private ctLo: number;
   /** The fuzzy snapshot that last wrote this node (storage/fuzzy-snapshot.ts), so none writes it twice. */
   snapshotMark = 0;
   /**
@@ -63,9 +71,65 @@ export class ZNode {
   constructor(data: Buffer | null, acl: readonly ACL[], zxid: bigint, time: number, ephemeralOwner: bigint) {
     this.bytes = latin1Of(data);
     this.acl = acl;
-    this.czxid = zxid;
-    this.ctime = time;
+    if (zxid <= SAFE && zxid >= -SAFE) {
+      const z = Number(zxid);
+      this.czLo = z | 0;
+      this.czHi = (z - (z >>> 0)) / TWO32;
+    } else {
+      this.czLo = Number(BigInt.asIntN(32, zxid));
+      this.czHi = Number(zxid >> 32n);
+    }
+    this.ctLo = time | 0;
+    this.ctHi = (time - (time >>> 0)) / TWO32;
     if (ephemeralOwner !== 0n) this.write().owner = ephemeralOwner;
+  }
+
+  /**
+   * A node loaded from a snapshot: czxid as the file's two words, the data as latin1 chars
+   * (no BigInt and no Buffer made for it).
+   */
+  static loaded(data: string | null, acl: readonly ACL[], czxidHi: number, czxidLo: number, time: number, owner: bigint): ZNode {
+    const node = new ZNode(null, acl, 0n, time, 0n);
+    node.bytes = data;
+    node.czHi = czxidHi;
+    node.czLo = czxidLo;
+    if (owner !== 0n) node.write().owner = owner; // after czxid: the record starts from it
+    return node;
+  }
+
+  get czxid(): bigint {
+    const hi = this.czHi;
+    const lo = this.czLo >>> 0;
+    return hi < 0x200000 && hi >= -0x200000 ? BigInt(hi * TWO32 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
+  }
+
+  /** Whether czxid is the two words (a loader's check, with no BigInt made). */
+  czxidIs(hi: number, lo: number): boolean {
+    return this.czHi === hi && this.czLo === lo;
+  }
+
+  get ctime(): number {
+    return this.ctHi * TWO32 + (this.ctLo >>> 0);
+  }
+
+  /** Writes czxid as a big-endian long at `off` (no BigInt made). */
+  writeCzxid(dv: DataView, off: number): void {
+    dv.setInt32(off, this.czHi);
+    dv.setInt32(off + 4, this.czLo);
+  }
+
+  /** Writes mzxid as a big-endian long at `off` (no BigInt made for the default). */
+  writeMzxid(dv: DataView, off: number): void {
+    const w = this.written;
+    if (w === undefined) this.writeCzxid(dv, off);
+    else dv.setBigInt64(off, w.mzxid);
+  }
+
+  /** Writes pzxid as a big-endian long at `off` (no BigInt made for the default). */
+  writePzxid(dv: DataView, off: number): void {
+    const f = this.family;
+    if (f === undefined) this.writeCzxid(dv, off);
+    else dv.setBigInt64(off, f.pzxid);
   }
 
   private write(): Written {
@@ -199,18 +263,20 @@ export class ZNode {
   }
 
   stat(): Stat {
+    const czxid = this.czxid;
+    const ctime = this.ctime;
     return {
-      czxid: this.czxid,
-      mzxid: this.mzxid,
-      ctime: this.ctime,
-      mtime: this.mtime,
+      czxid,
+      mzxid: this.written?.mzxid ?? czxid,
+      ctime,
+      mtime: this.written?.mtime ?? ctime,
       version: this.version,
       cversion: (this.cversion * 2 - this.childCount) | 0,
       aversion: this.aversion,
       ephemeralOwner: this.sessionOwner,
       dataLength: this.dataLength,
       numChildren: this.childCount,
-      pzxid: this.pzxid,
+      pzxid: this.family?.pzxid ?? czxid,
     };
   }
 }

@@ -85,9 +85,9 @@ let scratch = Buffer.allocUnsafe(4096);
 export function nodeDigest(path: string, node: ZNode, pathBytes?: Uint8Array): number {
   if (path.startsWith('/zookeeper/')) return 0;
   const v = statView;
-  v.setBigInt64(0, node.czxid);
-  v.setBigInt64(8, node.mzxid);
-  v.setBigInt64(16, node.pzxid);
+  node.writeCzxid(v, 0);
+  node.writeMzxid(v, 8);
+  node.writePzxid(v, 16);
   setTime(v, 24, node.ctime);
   setTime(v, 32, node.mtime);
   v.setInt32(40, node.version);
@@ -266,15 +266,15 @@ export class SnapshotEncoder {
     const aclId = systemOpen(path, node.acl) ? -1 : this.idOf(node.acl);
     dv.setInt32(p, aclId < 0 ? -1 : 0);
     dv.setInt32(p + 4, aclId);
-    dv.setBigInt64(p + 8, node.czxid);
-    dv.setBigInt64(p + 16, node.mzxid);
+    node.writeCzxid(dv, p + 8);
+    node.writeMzxid(dv, p + 16);
     setTime(dv, p + 24, node.ctime);
     setTime(dv, p + 32, node.mtime);
     dv.setInt32(p + 40, node.version);
     dv.setInt32(p + 44, node.cversion);
     dv.setInt32(p + 48, node.aversion);
     dv.setBigInt64(p + 52, node.ephemeralOwner);
-    dv.setBigInt64(p + 60, node.pzxid);
+    node.writePzxid(dv, p + 60);
     out.pos = p + 68;
     this.count++;
     this.sum.add(nodeDigest(path, node, pathBytes));
@@ -472,13 +472,12 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
       p += Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
-      // One BigInt per node where it can be: mzxid and pzxid are most often czxid (a leaf never
-      // changed), and the owner is most often 0; equal words share the czxid's BigInt.
+      // No BigInt per node where it can be: czxid is kept as its two words, mzxid and pzxid are
+      // most often czxid (a leaf never changed), and the owner is most often 0.
       const cHi = dv.getInt32(p + 8);
       const cLo = dv.getInt32(p + 12);
-      const czxid = dv.getBigInt64(p + 8);
-      const mzxid = dv.getInt32(p + 16) === cHi && dv.getInt32(p + 20) === cLo ? czxid : dv.getBigInt64(p + 16);
-      const pzxid = dv.getInt32(p + 60) === cHi && dv.getInt32(p + 64) === cLo ? czxid : dv.getBigInt64(p + 60);
+      const mzxid = dv.getInt32(p + 16) === cHi && dv.getInt32(p + 20) === cLo ? undefined : dv.getBigInt64(p + 16);
+      const pzxid = dv.getInt32(p + 60) === cHi && dv.getInt32(p + 64) === cLo ? undefined : dv.getBigInt64(p + 60);
       const owner = dv.getInt32(p + 52) === 0 && dv.getInt32(p + 56) === 0 ? 0n : dv.getBigInt64(p + 52);
       const ctime = dv.getInt32(p + 24) * TWO32 + dv.getUint32(p + 28);
       const mtime = dv.getInt32(p + 32) * TWO32 + dv.getUint32(p + 36);
@@ -492,14 +491,13 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
         acl = UNKNOWN_ACL;
         unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: w.base + start });
       }
-      const node = new ZNode(null, acl, czxid, ctime, owner);
-      node.setLatin1Data(data);
-      node.mzxid = mzxid;
+      const node = ZNode.loaded(data, acl, cHi, cLo, ctime, owner);
+      if (mzxid !== undefined) node.mzxid = mzxid;
       node.mtime = mtime;
       node.version = nodeVersion;
       node.cversion = cversion;
       node.aversion = aversion;
-      node.pzxid = pzxid;
+      if (pzxid !== undefined) node.pzxid = pzxid;
       const key = path === '' ? '/' : path;
       if (key !== '/') {
         // Siblings come together in both writers' orders: the last parent is held, not looked up per node.
