@@ -82,13 +82,14 @@ export class DataTree {
 
   /**
    * `restore` of a child whose loaded parent the caller holds, with its name (no lookup of the
-   * parent). False when the path was there already (the loader's damage check); the tree is then
-   * not to be used.
+   * parent); `parentPath` is '' for the root, and only an owned node's path is built from it.
+   * False when the path was there already (the loader's damage check); the tree is then not to be used.
    */
-  restoreChild(parent: ZNode, name: string, path: string, node: ZNode): boolean {
+  restoreChild(parent: ZNode, parentPath: string, name: string, node: ZNode): boolean {
     if (!parent.addChild(name, node)) return false;
     this.count++;
-    this.index(path, node.ephemeralOwner, true);
+    const owner = node.ephemeralOwner;
+    if (owner !== 0n) this.index(`${parentPath}/${name}`, owner, true);
     return true;
   }
 

@@ -7,10 +7,12 @@
  *
  * The data is held as a latin1 string (one char per byte, an exact round trip): a one-byte string
  * costs its bytes plus 16, where a Buffer costs a ~96-byte view besides its bytes, and a tree is
- * mostly small nodes that are never read between two restarts.
+ * mostly small nodes that are never read between two restarts. A node a snapshot loaded holds its
+ * data in a shared chunk off the heap instead (data-arena.ts) until it is written.
  */
 import type { ACL, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, ttlFromEphemeralOwner } from '@tenure/protocol';
+import { arenaCopy, arenaLength } from './data-arena.js';
 
 const NO_CHILDREN: readonly string[] = [];
 const NO_ENTRIES: ReadonlyMap<string, ZNode> = new Map();
@@ -52,8 +54,12 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * a heap object of its own (a million of them to allocate, copy and collect on a restart).
  */
 export class ZNode {
-  /** The data's bytes as latin1 chars; null for no data (ZooKeeper's null, shown as length 0). */
-  private bytes: string | null;
+  /**
+   * The data's bytes as latin1 chars, or the loader's chunk that holds them at `at`; null for no
+   * data (ZooKeeper's null, shown as length 0).
+   */
+  private bytes: string | Buffer | null;
+  private at = 0;
   acl: readonly ACL[];
   private czHi: number;
   private czLo: number;
@@ -85,12 +91,21 @@ export class ZNode {
   }
 
   /**
-   * A node loaded from a snapshot: czxid as the file's two words, the data as latin1 chars
-   * (no BigInt and no Buffer made for it).
+   * A node loaded from a snapshot: czxid as the file's two words, the data as latin1 chars or as
+   * the datum at `at` in an arena chunk (no BigInt and no Buffer made for it).
    */
-  static loaded(data: string | null, acl: readonly ACL[], czxidHi: number, czxidLo: number, time: number, owner: bigint): ZNode {
+  static loaded(
+    data: string | Buffer | null,
+    at: number,
+    acl: readonly ACL[],
+    czxidHi: number,
+    czxidLo: number,
+    time: number,
+    owner: bigint,
+  ): ZNode {
     const node = new ZNode(null, acl, 0n, time, 0n);
     node.bytes = data;
+    node.at = at;
     node.czHi = czxidHi;
     node.czLo = czxidLo;
     if (owner !== 0n) node.write().owner = owner; // after czxid: the record starts from it
@@ -196,20 +211,20 @@ export class ZNode {
   /** A copy of the data (each call a new Buffer: the node's own bytes cannot be changed through it). */
   get data(): Buffer | null {
     const b = this.bytes;
-    return b === null ? null : Buffer.from(b, 'latin1');
+    if (typeof b === 'string') return Buffer.from(b, 'latin1');
+    if (b === null) return null;
+    const out = Buffer.allocUnsafe(arenaLength(b, this.at));
+    arenaCopy(b, this.at, out, 0);
+    return out;
   }
 
   set data(data: Buffer | null) {
     this.bytes = latin1Of(data);
   }
 
-  /** Sets the data from its latin1 chars (a loader that decodes them straight from a file). */
-  setLatin1Data(bytes: string | null): void {
-    this.bytes = bytes;
-  }
-
   get dataLength(): number {
-    return this.bytes === null ? 0 : this.bytes.length;
+    const b = this.bytes;
+    return typeof b === 'string' ? b.length : b === null ? 0 : arenaLength(b, this.at);
   }
 
   /** Whether the data is null (not merely empty). */
@@ -220,7 +235,8 @@ export class ZNode {
   /** Writes the data's bytes into `buf` at `offset` (nothing for null); the byte count. */
   writeData(buf: Buffer, offset: number): number {
     const b = this.bytes;
-    return b === null || b.length === 0 ? 0 : buf.write(b, offset, b.length, 'latin1');
+    if (typeof b === 'string') return b.length === 0 ? 0 : buf.write(b, offset, b.length, 'latin1');
+    return b === null ? 0 : arenaCopy(b, this.at, buf, offset);
   }
 
   /** The owner a Stat shows: the session of an ephemeral, 0 for anything else. */

@@ -16,6 +16,7 @@ import { crc32 } from 'node:zlib';
 import type { ACL } from '@tenure/protocol';
 import { JuteReader, JuteWriter, OPEN_ACL_UNSAFE, ProtocolError, TenureError } from '@tenure/protocol';
 import { intern } from '../security/acl-policy.js';
+import { DataArena } from '../semantics/data-arena.js';
 import { DataTree } from '../semantics/data-tree.js';
 import { ZNode } from '../semantics/znode.js';
 import { Adler32 } from './adler32.js';
@@ -412,6 +413,13 @@ function readHeadFrom(r: JuteReader, w: ByteWindow): SnapshotHead {
   return { sessions, acls, end: r.offset };
 }
 
+/** Whether `buf[at, at + n)` are the bytes of `prefix`. */
+function sameBytes(buf: Buffer, at: number, n: number, prefix: Buffer): boolean {
+  if (n !== prefix.length) return false;
+  for (let i = 0; i < n; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
+}
+
 function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
   const seal = w.tail(5);
   if (w.size < 10 || seal.readInt32BE(0) !== 1 || seal[4] !== 0x2f) {
@@ -440,9 +448,13 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
     let dv = w.dv;
     let p = head.end;
     failAt = p;
-    // The parent of the last node restored, and its path as a prefix ('' for the root).
+    // The parent of the last node restored, its path as a prefix ('' for the root) and that
+    // prefix's bytes: a record whose path starts with them is its sibling, found with no string
+    // made for the path (only its name is decoded).
     let parentNode: ZNode | undefined;
     let parentPath = '';
+    let parentBytes: Buffer | undefined;
+    const arena = new DataArena();
     /** Makes the `n` bytes from record start `start` present: the record's (maybe moved) start. */
     const need = (start: number, n: number, what: string, field = 0): number => {
       if (start + n <= w.end) return start;
@@ -457,18 +469,27 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
       const pathLen = dv.getInt32(start);
       if (pathLen < 0) throw new SnapshotFormatError(w.base + start, 'null path');
       start = need(start, 4 + pathLen, 'path');
-      const path = buf.toString('utf8', start + 4, start + 4 + pathLen);
-      if (path === '/') {
-        p = start + 4 + pathLen;
+      const from = start + 4;
+      if (pathLen === 1 && buf[from] === 0x2f) {
+        p = from + 1; // the "/" that ends the node records
         break;
       }
+      // The last '/' (a byte no multi-byte UTF-8 sequence holds): the parent's path before it.
+      let slash = pathLen - 1;
+      while (slash >= 0 && buf[from + slash] !== 0x2f) slash--;
       start = need(start, 8 + pathLen, 'data', 4 + pathLen);
       const dataLen = dv.getInt32(start + 4 + pathLen);
       if (dataLen < -1) throw new SnapshotFormatError(w.base + start + 4 + pathLen, `bad data length ${dataLen}`);
       start = need(start, 8 + pathLen + Math.max(0, dataLen) + 68, 'node', 4 + pathLen);
+      const at = start + 4; // the path's bytes (the window may have moved)
       p = start + 8 + pathLen;
-      // The bytes as latin1 chars (znode.ts): a copy, not a view that would pin the file's bytes.
-      const data = dataLen < 0 ? null : dataLen === 0 ? '' : buf.toString('latin1', p, p + dataLen);
+      // The bytes copied off the heap (data-arena.ts), or a big datum as latin1 chars: a copy, not
+      // a view that would pin the file's bytes.
+      let data: string | Buffer | null = null;
+      if (DataArena.fits(dataLen)) {
+        arena.put(buf, p, dataLen);
+        data = arena.chunk;
+      } else if (dataLen >= 0) data = buf.toString('latin1', p, p + dataLen);
       p += Math.max(0, dataLen);
       const aclHi = dv.getInt32(p);
       const aclLo = dv.getInt32(p + 4);
@@ -489,31 +510,37 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
       let acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
       if (acl === undefined) {
         acl = UNKNOWN_ACL;
-        unknownAcls.set(path === '' ? '/' : path, { id: aclId, offset: w.base + start });
+        const path = pathLen === 0 ? '/' : buf.toString('utf8', at, at + pathLen);
+        unknownAcls.set(path, { id: aclId, offset: w.base + start });
       }
-      const node = ZNode.loaded(data, acl, cHi, cLo, ctime, owner);
+      const node = ZNode.loaded(data, arena.at, acl, cHi, cLo, ctime, owner);
       if (mzxid !== undefined) node.mzxid = mzxid;
       node.mtime = mtime;
       node.version = nodeVersion;
       node.cversion = cversion;
       node.aversion = aversion;
       if (pzxid !== undefined) node.pzxid = pzxid;
-      const key = path === '' ? '/' : path;
-      if (key !== '/') {
-        // Siblings come together in both writers' orders: the last parent is held, not looked up per node.
-        const slash = key.lastIndexOf('/');
-        if (slash < 0) throw new SnapshotFormatError(w.base + start, `node ${path} comes before its parent`);
-        if (parentNode === undefined || slash !== parentPath.length || !key.startsWith(parentPath)) {
-          parentPath = slash === 0 ? '/' : key.slice(0, slash);
-          parentNode = tree.nodes.get(parentPath);
-          if (slash === 0) parentPath = '';
-          if (parentNode === undefined) throw new SnapshotFormatError(w.base + start, `node ${path} comes before its parent`);
+      if (pathLen === 0) {
+        // The root ('' in ZooKeeper's snapshots).
+        if (tree.nodes.has('/')) throw new SnapshotFormatError(w.base + start, 'the root appears twice');
+        tree.restore('/', node);
+        continue;
+      }
+      if (slash < 0)
+        throw new SnapshotFormatError(w.base + start, `node ${buf.toString('utf8', at, at + pathLen)} comes before its parent`);
+      // Siblings come together in both writers' orders: the last parent is held, not looked up per node.
+      if (parentBytes === undefined || !sameBytes(buf, at, slash, parentBytes)) {
+        parentPath = slash === 0 ? '' : buf.toString('utf8', at, at + slash);
+        parentNode = tree.nodes.get(slash === 0 ? '/' : parentPath);
+        parentBytes = Buffer.from(buf.subarray(at, at + slash));
+        if (parentNode === undefined) {
+          parentBytes = undefined;
+          throw new SnapshotFormatError(w.base + start, `node ${buf.toString('utf8', at, at + pathLen)} comes before its parent`);
         }
-        if (!tree.restoreChild(parentNode, key.slice(slash + 1), key, node)) {
-          throw new SnapshotFormatError(w.base + start, `node ${path} appears twice`);
-        }
-      } else if (tree.nodes.has('/')) throw new SnapshotFormatError(w.base + start, 'the root appears twice');
-      else tree.restore(key, node);
+      }
+      if (!tree.restoreChild(parentNode!, parentPath, buf.toString('utf8', at + slash + 1, at + pathLen), node)) {
+        throw new SnapshotFormatError(w.base + start, `node ${buf.toString('utf8', at, at + pathLen)} appears twice`);
+      }
     }
     // The rest of the file (the seals and the digest: tens of bytes) into the window.
     p = w.have(p, w.size - (w.base + p));
