@@ -455,6 +455,9 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
     let parentPath = '';
     let parentBytes: Buffer | undefined;
     const arena = new DataArena();
+    let lastAclHi = NaN;
+    let lastAclLo = NaN;
+    let lastAcl: readonly ACL[] | undefined;
     /** Makes the `n` bytes from record start `start` present: the record's (maybe moved) start. */
     const need = (start: number, n: number, what: string, field = 0): number => {
       if (start + n <= w.end) return start;
@@ -505,9 +508,21 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
       const nodeVersion = dv.getInt32(p + 40);
       const cversion = dv.getInt32(p + 44);
       const aversion = dv.getInt32(p + 48);
-      const aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p);
       p += 68;
-      let acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
+      // Nodes mostly share a few ACL lists: the last one is kept by its two words (no BigInt and
+      // no map lookup per node).
+      let acl: readonly ACL[] | undefined;
+      let aclId = -1n;
+      if (aclHi === lastAclHi && aclLo === lastAclLo) acl = lastAcl;
+      else {
+        aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
+        acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
+        if (acl !== undefined) {
+          lastAclHi = aclHi;
+          lastAclLo = aclLo;
+          lastAcl = acl;
+        }
+      }
       if (acl === undefined) {
         acl = UNKNOWN_ACL;
         const path = pathLen === 0 ? '/' : buf.toString('utf8', at, at + pathLen);
