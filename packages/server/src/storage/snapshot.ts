@@ -508,14 +508,13 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
       const nodeVersion = dv.getInt32(p + 40);
       const cversion = dv.getInt32(p + 44);
       const aversion = dv.getInt32(p + 48);
-      p += 68;
       // Nodes mostly share a few ACL lists: the last one is kept by its two words (no BigInt and
       // no map lookup per node).
       let acl: readonly ACL[] | undefined;
       let aclId = -1n;
       if (aclHi === lastAclHi && aclLo === lastAclLo) acl = lastAcl;
       else {
-        aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p - 68);
+        aclId = aclHi === -1 && aclLo === -1 ? -1n : aclHi === 0 && aclLo >= 0 ? BigInt(aclLo) : dv.getBigInt64(p);
         acl = aclId === -1n ? OPEN_ACL_UNSAFE : acls.get(aclId);
         if (acl !== undefined) {
           lastAclHi = aclHi;
@@ -523,6 +522,7 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
           lastAcl = acl;
         }
       }
+      p += 68;
       if (acl === undefined) {
         acl = UNKNOWN_ACL;
         const path = pathLen === 0 ? '/' : buf.toString('utf8', at, at + pathLen);
