@@ -23,3 +23,20 @@ test('long runs (summed by zlib in pieces) and short ones give the RFC 1950 valu
   expect(split.value).toBe(reference(buf, 0, buf.length));
   expect(new Adler32().update(buf, 5, 5).value).toBe(1);
 });
+
+test('the small-integer loop holds its sums below 2^31 at every length around its run (all-0xff bytes, the worst case)', async () => {
+  const { adler32 } = await import('../src/storage/adler32.js');
+  const ff = Buffer.alloc(70_000, 0xff);
+  const rnd = randomBytes(70_000);
+  for (const n of [1, 2, 130, 2047, 2048, 2049, 4095, 4096, 4097, 6000, 65_535, 65_536]) {
+    expect(adler32(ff, 0, n)).toBe(reference(ff, 0, n));
+    expect(adler32(rnd, 3, 3 + n)).toBe(reference(rnd, 3, 3 + n));
+    // A running sum whose a and b start near the modulus, then a run of 0xff.
+    const running = new Adler32().update(ff, 0, 5551).update(ff, 0, n);
+    expect(running.value).toBe(reference(ff, 0, n, ...split(reference(ff, 0, 5551))));
+  }
+});
+
+function split(value: number): [number, number] {
+  return [value % 65536, Math.floor(value / 65536)];
+}

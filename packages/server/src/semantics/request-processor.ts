@@ -205,7 +205,7 @@ export class RequestProcessor {
       case OpCode.getChildren2: {
         const node = this.readable(ctx, req.path);
         if (req.watch) this.watches.addChildWatch(req.path, ctx.watcher);
-        const children = [...node.children];
+        const children = node.childNames();
         return reply(this.zxid.last, req.type === OpCode.getChildren ? { children } : { children, stat: node.stat() });
       }
       case OpCode.getACL: {
@@ -439,7 +439,7 @@ export class RequestProcessor {
           return { type: OpCode.getData, data, stat };
         }
         const node = this.readable(ctx, (op as { path: string }).path);
-        return { type: OpCode.getChildren, children: [...node.children] };
+        return { type: OpCode.getChildren, children: node.childNames() };
       } catch (e) {
         if (e instanceof KeeperCode) return { type: OpCode.error, err: e.keeperCode };
         throw e;

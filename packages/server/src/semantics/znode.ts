@@ -12,10 +12,11 @@
  */
 import type { ACL, Stat } from '@tenure/protocol';
 import { CONTAINER_EPHEMERAL_OWNER, ttlFromEphemeralOwner } from '@tenure/protocol';
+import { ChildTable } from './child-table.js';
 import { arenaCopy, arenaLength } from './data-arena.js';
 
 const NO_CHILDREN: readonly string[] = [];
-const NO_ENTRIES: ReadonlyMap<string, ZNode> = new Map();
+const NO_ENTRIES: readonly [string, ZNode][] = [];
 
 /** A byte array's latin1 chars (a plain Uint8Array too: its toString would join numbers). */
 function latin1Of(data: Uint8Array | null): string | null {
@@ -26,7 +27,7 @@ function latin1Of(data: Uint8Array | null): string | null {
 
 /** What a node holds once it has had a child: its children and the two Stat fields they move. */
 interface Family {
-  kids: Map<string, ZNode> | undefined;
+  kids: ChildTable<ZNode> | undefined;
   /** Child creates so far (not the Stat's cversion). */
   cversion: number;
   pzxid: bigint;
@@ -69,7 +70,7 @@ export class ZNode {
   snapshotMark = 0;
   /**
    * The children by name (not path), in creation order, with cversion and pzxid: the tree keeps no
-   * entry per full path, so the children maps are what a node is found by (data-tree.ts).
+   * entry per full path, so the children tables are what a node is found by (data-tree.ts; child-table.ts).
    */
   private family: Family | undefined = undefined;
   private written: Written | undefined = undefined;
@@ -249,9 +250,14 @@ export class ZNode {
     return this.family?.kids?.keys() ?? NO_CHILDREN;
   }
 
+  /** The children's names in creation order, as a new array. */
+  childNames(): string[] {
+    return this.family?.kids?.names() ?? [];
+  }
+
   /** The children as [name, node], in creation order (a live view: later creates are seen). */
   childEntries(): IterableIterator<[string, ZNode]> {
-    return (this.family?.kids ?? NO_ENTRIES).entries();
+    return this.family?.kids?.entries() ?? NO_ENTRIES.values();
   }
 
   get childCount(): number {
@@ -268,10 +274,7 @@ export class ZNode {
    */
   addChild(name: string, node: ZNode): boolean {
     const f = this.kin();
-    const k = (f.kids ??= new Map());
-    const size = k.size;
-    k.set(name, node);
-    return k.size !== size;
+    return (f.kids ??= new ChildTable()).set(name, node);
   }
 
   removeChild(name: string): void {

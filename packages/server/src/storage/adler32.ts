@@ -8,8 +8,11 @@
 import { deflateSync } from 'node:zlib';
 
 const MOD = 65521;
-/** The largest run of bytes whose sums cannot overflow 2^53 before a reduction (zlib's NMAX is for 32 bits). */
-const RUN = 1 << 20;
+/**
+ * Bytes summed between two reductions: from sums below MOD, 2048 bytes keep b below 2^31 (at most
+ * ~6.7e8), so the loop runs on small integers; with doubles it was ~2.7x slower per byte.
+ */
+const RUN = 2048;
 
 /** Runs at least this long go to zlib; it sums them in pieces of NATIVE_PIECE bytes. */
 const NATIVE_MIN = 1 << 16;
@@ -43,8 +46,8 @@ export class Adler32 {
     while (i < end) {
       const stop = Math.min(end, i + RUN);
       for (; i < stop; i++) {
-        a += buf[i]!;
-        b += a;
+        a = (a + buf[i]!) | 0;
+        b = (b + a) | 0;
       }
       a %= MOD;
       b %= MOD;
@@ -75,5 +78,13 @@ export class Adler32 {
 }
 
 export function adler32(buf: Uint8Array, start = 0, end = buf.length): number {
-  return new Adler32().update(buf, start, end).value;
+  if (end - start >= RUN) return new Adler32().update(buf, start, end).value;
+  // A log record: one run, no object made.
+  let a = 1;
+  let b = 0;
+  for (let i = start; i < end; i++) {
+    a = (a + buf[i]!) | 0;
+    b = (b + a) | 0;
+  }
+  return (b % MOD) * 65536 + (a % MOD);
 }

@@ -86,8 +86,8 @@ export function readLogBuffer(file: DataFile, buf: Buffer, onTxn?: (txn: Txn) =>
     }
     const len = buf.readInt32BE(off + 8);
     if (len < 0 || off + 12 + len >= size || buf[off + 12 + len] !== 0x42) return bad();
-    const crc = buf.readBigInt64BE(off);
-    if (crc !== BigInt(adler32(buf, off + 12, off + 12 + len))) return bad();
+    // The checksum is a long whose high word is 0 (Adler-32 is 32 bits): compared as two words.
+    if (buf.readInt32BE(off) !== 0 || buf.readUInt32BE(off + 4) !== adler32(buf, off + 12, off + 12 + len)) return bad();
     let txn: Txn;
     try {
       txn = decodeTxn(buf.subarray(off + 12, off + 12 + len));
