@@ -67,18 +67,16 @@ export class ChildTable<T> {
       return true;
     }
     const hash = nameHash(name);
-    const mask = (slots.length >> 1) - 1;
-    let s = hash & mask;
-    for (let pos = slots[2 * s + 1]!; pos !== 0; s = (s + 1) & mask, pos = slots[2 * s + 1]!) {
-      if (slots[2 * s] === hash && run.names[pos - 1] === name) {
-        run.values[pos - 1] = value;
-        return false;
-      }
+    const s = this.probe(slots, hash, name);
+    const pos = slots[2 * s + 1]!;
+    if (pos !== 0) {
+      run.values[pos - 1] = value;
+      return false;
     }
     slots[2 * s] = hash;
     slots[2 * s + 1] = run.names.push(name);
     run.values.push(value);
-    if (++this.size * 2 > mask + 1) this.growIndex();
+    if (++this.size * 2 > slots.length >> 1) this.growIndex();
     return true;
   }
 
@@ -110,13 +108,18 @@ export class ChildTable<T> {
   private find(name: string): number {
     const slots = this.slots;
     if (slots === undefined) return this.scan(name);
-    const hash = nameHash(name);
+    return slots[2 * this.probe(slots, nameHash(name), name) + 1]! - 1;
+  }
+
+  /** The slot that holds `name`, or the empty slot where it would go. */
+  private probe(slots: Int32Array, hash: number, name: string): number {
     const mask = (slots.length >> 1) - 1;
     const names = this.run.names;
-    for (let s = hash & mask, pos = slots[2 * s + 1]!; pos !== 0; s = (s + 1) & mask, pos = slots[2 * s + 1]!) {
-      if (slots[2 * s] === hash && names[pos - 1] === name) return pos - 1;
+    let s = hash & mask;
+    for (let pos = slots[2 * s + 1]!; pos !== 0; s = (s + 1) & mask, pos = slots[2 * s + 1]!) {
+      if (slots[2 * s] === hash && names[pos - 1] === name) return s;
     }
-    return -1;
+    return s;
   }
 
   private scan(name: string): number {
@@ -128,15 +131,10 @@ export class ChildTable<T> {
   /** Removes `name` from the index (shifting back the probe run after it); its position or -1. */
   private unindex(name: string): number {
     const slots = this.slots!;
-    const hash = nameHash(name);
     const mask = (slots.length >> 1) - 1;
-    const names = this.run.names;
-    let s = hash & mask;
-    for (let pos = slots[2 * s + 1]!; ; s = (s + 1) & mask, pos = slots[2 * s + 1]!) {
-      if (pos === 0) return -1;
-      if (slots[2 * s] === hash && names[pos - 1] === name) break;
-    }
+    const s = this.probe(slots, nameHash(name), name);
     const at = slots[2 * s + 1]! - 1;
+    if (at < 0) return -1;
     // Backward-shift deletion: each later slot of the probe run moves into the hole when the hole
     // lies between its home slot and where it sits.
     let hole = s;
@@ -162,11 +160,7 @@ export class ChildTable<T> {
     for (let i = 0; i < names.length; i++) {
       const name = names[i];
       if (name === undefined) continue;
-      const hash = nameHash(name);
-      let s = hash & mask;
-      while (slots[2 * s + 1] !== 0) s = (s + 1) & mask;
-      slots[2 * s] = hash;
-      slots[2 * s + 1] = i + 1;
+      place(slots, mask, nameHash(name), i + 1);
     }
     this.slots = slots;
   }
@@ -180,11 +174,7 @@ export class ChildTable<T> {
     for (let o = 0; o < old.length; o += 2) {
       const pos = old[o + 1]!;
       if (pos === 0) continue;
-      const hash = old[o]!;
-      let s = hash & mask;
-      while (slots[2 * s + 1] !== 0) s = (s + 1) & mask;
-      slots[2 * s] = hash;
-      slots[2 * s + 1] = pos;
+      place(slots, mask, old[o]!, pos);
     }
     this.slots = slots;
   }
@@ -208,6 +198,14 @@ export class ChildTable<T> {
     this.holes = 0;
     if (this.slots !== undefined) this.index();
   }
+}
+
+/** Puts [hash, pos] in the first empty slot from the hash's home (a name known not to be there). */
+function place(slots: Int32Array, mask: number, hash: number, pos: number): void {
+  let s = hash & mask;
+  while (slots[2 * s + 1] !== 0) s = (s + 1) & mask;
+  slots[2 * s] = hash;
+  slots[2 * s + 1] = pos;
 }
 
 /** A live walk of a table's entries in order; see ChildTable. */

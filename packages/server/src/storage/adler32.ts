@@ -33,6 +33,13 @@ export class Adler32 {
   private a = 1;
   private b = 0;
 
+  /** Back to the sum of no bytes. */
+  reset(): this {
+    this.a = 1;
+    this.b = 0;
+    return this;
+  }
+
   update(buf: Uint8Array, start = 0, end = buf.length): this {
     if (end - start >= NATIVE_MIN) {
       for (let i = start; i < end; i += NATIVE_PIECE) {
@@ -77,14 +84,9 @@ export class Adler32 {
   }
 }
 
+/** One sum reused by `adler32` (synchronous, so never in use twice): no object made per log record. */
+const scratch = new Adler32();
+
 export function adler32(buf: Uint8Array, start = 0, end = buf.length): number {
-  if (end - start >= RUN) return new Adler32().update(buf, start, end).value;
-  // A log record: one run, no object made.
-  let a = 1;
-  let b = 0;
-  for (let i = start; i < end; i++) {
-    a = (a + buf[i]!) | 0;
-    b = (b + a) | 0;
-  }
-  return (b % MOD) * 65536 + (a % MOD);
+  return scratch.reset().update(buf, start, end).value;
 }
