@@ -271,18 +271,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
 
-  // After recovery, once the start-up snapshot (if any) is on disk: see collect-garbage.ts.
-  let startupSnapshot = true;
   try {
     running = await startServer(settings, logger, (event) => {
       // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
       if (event.kind === 'failed') {
         logger.fatal({ err: event.error }, 'the transaction log failed; exiting');
         process.exit(1);
-      }
-      if (event.kind === 'snapshot' && startupSnapshot) {
-        startupSnapshot = false;
-        setImmediate(collectGarbage);
       }
     });
   } catch (err) {
@@ -293,6 +287,10 @@ export async function main(argv: readonly string[]): Promise<void> {
     stop(running);
     return;
   }
+  // Recovered from a snapshot: collect its garbage before the first request is answered (see
+  // collect-garbage.ts). A tenth of a second at a million nodes, where waiting for the collector
+  // held ~30 MB more until the start-up snapshot had been written, seconds later.
+  if (running.server.storageStats?.recovered?.snapshotZxid !== undefined) collectGarbage();
   logger.info(
     {
       port: running.address.port,
@@ -310,9 +308,4 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
     'serving',
   );
-  // A replay is followed by a snapshot, whose event collects; a snapshot loaded alone collects now.
-  const recovered = running.server.storageStats?.recovered;
-  const replayed = recovered?.snapshotZxid !== undefined && recovered.replayed > 0;
-  if (!replayed) startupSnapshot = false;
-  if (recovered?.snapshotZxid !== undefined && !replayed) setImmediate(collectGarbage);
 }

@@ -1,7 +1,7 @@
 /**
- * A file read front to back through one window of bytes, for the snapshot decode: a snapshot of a
- * million nodes is ~190 MB, and reading it whole would hold all of it until the next full GC, long
- * after the tree is built. The window holds the bytes from `base` (a file offset) up to `end`; a
+ * A file read front to back through one window of bytes, for the snapshot decode and the log
+ * replay: a snapshot of a million nodes is ~190 MB, and reading it whole would hold all of it
+ * until the next full GC, long after the tree is built. The window holds the bytes from `base` (a file offset) up to `end`; a
  * decoder works in window offsets and calls `have` before each record, which slides the window
  * (and grows it for a record larger than it). The Adler-32 of every byte the window lets go is
  * kept, so the seal is checked without a second pass.
@@ -18,8 +18,8 @@ export class ByteWindow {
   base = 0;
   /** Bytes of buf that hold file data. */
   end: number;
-  /** The checksum of the file's bytes before base + `summed`. */
-  private readonly adler = new Adler32();
+  /** The checksum of the file's bytes before base + `summed` (none for a window opened without). */
+  private readonly adler: Adler32 | undefined;
   private summed = 0;
 
   private constructor(
@@ -28,7 +28,9 @@ export class ByteWindow {
     /** The file's size. */
     readonly size: number,
     private readonly fd: number | undefined,
+    sum: boolean,
   ) {
+    this.adler = sum ? new Adler32() : undefined;
     this.buf = buf;
     this.end = end;
     this.dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
@@ -36,15 +38,18 @@ export class ByteWindow {
 
   /** A window over bytes already in memory (nothing to read). */
   static of(bytes: Buffer): ByteWindow {
-    return new ByteWindow(bytes, bytes.length, bytes.length, undefined);
+    return new ByteWindow(bytes, bytes.length, bytes.length, undefined, true);
   }
 
-  /** Opens a file; `close` when done. `windowBytes` is the starting window (tests make it small). */
-  static open(path: string, windowBytes = WINDOW_BYTES): ByteWindow {
+  /**
+   * Opens a file; `close` when done. `windowBytes` is the starting window (tests make it small);
+   * `length` reads only the file's first bytes, and `sum: false` keeps no checksum (`sumTo` is 1).
+   */
+  static open(path: string, windowBytes = WINDOW_BYTES, options: { length?: number; sum?: boolean } = {}): ByteWindow {
     const fd = openSync(path, 'r');
     try {
-      const size = fstatSync(fd).size;
-      const w = new ByteWindow(Buffer.allocUnsafe(Math.max(1, Math.min(size, windowBytes))), 0, size, fd);
+      const size = Math.min(fstatSync(fd).size, options.length ?? Infinity);
+      const w = new ByteWindow(Buffer.allocUnsafe(Math.max(1, Math.min(size, windowBytes))), 0, size, fd, options.sum ?? true);
       w.fillFrom(0);
       return w;
     } catch (err) {
@@ -90,6 +95,7 @@ export class ByteWindow {
 
   /** Adds the bytes up to window offset `p` to the checksum; the checksum of the file before base + p. */
   sumTo(p: number): number {
+    if (this.adler === undefined) return 1;
     if (p > this.summed) {
       this.adler.update(this.buf, this.summed, p);
       this.summed = p;

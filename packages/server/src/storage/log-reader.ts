@@ -6,6 +6,7 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { adler32 } from './adler32.js';
+import { ByteWindow } from './byte-window.js';
 import { FILE_HEADER_BYTES, FORMAT_VERSION, LOG_MAGIC, type DataFile } from './file-names.js';
 import { DataDirCorruptError } from './storage-errors.js';
 import { decodeTxn, type Txn } from './txn-records.js';
@@ -64,17 +65,25 @@ function zerosFrom(buf: Buffer, from: number): boolean {
  * The records of a log file's bytes, the torn tail and the damage. With `onTxn` each record goes
  * to it as soon as it is decoded (recovery applies them so: no record outlives its replay).
  */
-export function readLogBuffer(file: DataFile, buf: Buffer, onTxn?: (txn: Txn) => void): LogContents {
+export function readLogBuffer(
+  file: DataFile,
+  buf: Buffer,
+  onTxn?: (txn: Txn) => void,
+  /** Where to go on from (a record's offset), and how many records came before it: readLogFile's hand-over. */
+  resume?: { from: number; count: number },
+): LogContents {
   const size = buf.length;
-  if (size < FILE_HEADER_BYTES) return { file, txns: [], count: 0, tornAt: 0, end: 0, size };
-  if (buf.readInt32BE(0) !== LOG_MAGIC) {
-    if (buf.subarray(0, FILE_HEADER_BYTES).every((b) => b === 0)) return { file, txns: [], count: 0, tornAt: 0, end: 0, size };
-    throw new DataDirCorruptError(file.path, 0, 'bad magic (not "ZKLG")');
-  }
-  if (buf.readInt32BE(4) !== FORMAT_VERSION) throw new DataDirCorruptError(file.path, 4, `unsupported log version ${buf.readInt32BE(4)}`);
   const txns: Txn[] = [];
-  let count = 0;
-  let off = FILE_HEADER_BYTES;
+  let count = resume?.count ?? 0;
+  let off = resume?.from ?? FILE_HEADER_BYTES;
+  if (resume === undefined) {
+    if (size < FILE_HEADER_BYTES) return { file, txns, count: 0, tornAt: 0, end: 0, size };
+    if (buf.readInt32BE(0) !== LOG_MAGIC) {
+      if (buf.subarray(0, FILE_HEADER_BYTES).every((b) => b === 0)) return { file, txns, count: 0, tornAt: 0, end: 0, size };
+      throw new DataDirCorruptError(file.path, 0, 'bad magic (not "ZKLG")');
+    }
+    if (buf.readInt32BE(4) !== FORMAT_VERSION) throw new DataDirCorruptError(file.path, 4, `unsupported log version ${buf.readInt32BE(4)}`);
+  }
   for (;;) {
     const bad = (): LogContents => ({ file, txns, count, tornAt: off, end: off, size });
     // The end: the end of the file, or a zero length in the preallocated zeros (ZooKeeper reads
@@ -115,21 +124,7 @@ const SCAN_CHUNK = 1 << 20;
 export function readLogPrefix(path: string): Buffer {
   const fd = openSync(path, 'r');
   try {
-    const size = fstatSync(fd).size;
-    const chunk = Buffer.allocUnsafe(Math.min(SCAN_CHUNK, size));
-    let end = size; // everything at or after `end` is zero
-    while (end > 0) {
-      const from = Math.max(0, end - chunk.length);
-      const n = readSync(fd, chunk, 0, end - from, from);
-      let last = n - 1;
-      if (chunk.compare(ZEROS_CHUNK, 0, n, 0, n) !== 0) {
-        while (chunk[last] === 0) last--;
-        end = from + last + 1;
-        break;
-      }
-      end = from;
-    }
-    const keep = Math.min(size, end + TAIL_PAD);
+    const keep = Math.min(fstatSync(fd).size, lastNonZero(fd) + TAIL_PAD);
     const buf = Buffer.alloc(keep);
     let off = 0;
     while (off < keep) {
@@ -144,6 +139,91 @@ export function readLogPrefix(path: string): Buffer {
 }
 
 const ZEROS_CHUNK = Buffer.alloc(SCAN_CHUNK);
+
+/** The offset after a file's last non-zero byte (0 for a file of zeros), scanned from the end in chunks. */
+function lastNonZero(fd: number): number {
+  const size = fstatSync(fd).size;
+  const chunk = Buffer.allocUnsafe(Math.max(1, Math.min(SCAN_CHUNK, size)));
+  let end = size; // everything at or after `end` is zero
+  while (end > 0) {
+    const from = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - from, from);
+    let last = n - 1;
+    if (chunk.compare(ZEROS_CHUNK, 0, n, 0, n) !== 0) {
+      while (chunk[last] === 0) last--;
+      return from + last + 1;
+    }
+    end = from;
+  }
+  return 0;
+}
+
+/** The window a log is replayed through: a few thousand records at a time. */
+const LOG_WINDOW = 1 << 20;
+
+/**
+ * A log file's records, each handed to `onTxn` as it is decoded, read through a window over the
+ * file's used bytes (recovery's path): replaying a log holds no copy of it, only the window. The
+ * first thing that is not a clean record (damage, a torn tail, a bad header, or a zero length
+ * before the last non-zero byte) hands over to readLogBuffer over readLogPrefix's bytes, from that
+ * record on: what is torn and what is damage has one definition.
+ */
+export function replayLogFile(file: DataFile, onTxn: (txn: Txn) => void): LogContents {
+  const fd = openSync(file.path, 'r');
+  let used: number;
+  let keep: number;
+  try {
+    used = lastNonZero(fd);
+    keep = Math.min(fstatSync(fd).size, used + TAIL_PAD);
+  } finally {
+    closeSync(fd);
+  }
+  const whole = (from: number, count: number): LogContents =>
+    readLogBuffer(file, readLogPrefix(file.path), onTxn, from === 0 ? undefined : { from, count });
+  if (keep < FILE_HEADER_BYTES) return whole(0, 0);
+  const w = ByteWindow.open(file.path, LOG_WINDOW, { length: keep, sum: false });
+  let handOver: number;
+  let count = 0;
+  try {
+    if (w.buf.readInt32BE(0) !== LOG_MAGIC || w.buf.readInt32BE(4) !== FORMAT_VERSION) return whole(0, 0);
+    let p = FILE_HEADER_BYTES;
+    for (;;) {
+      const at = w.have(p, 12);
+      if (at < 0) {
+        handOver = w.base + p;
+        break;
+      }
+      p = at;
+      const len = w.buf.readInt32BE(p + 8);
+      if (len === 0 && w.base + p >= used) return { file, txns: [], count, end: w.base + p, size: keep };
+      const rec = len > 0 ? w.have(p, 13 + len) : -1;
+      if (rec < 0) {
+        handOver = w.base + p;
+        break;
+      }
+      p = rec;
+      const buf = w.buf;
+      if (buf[p + 12 + len] !== 0x42 || buf.readInt32BE(p) !== 0 || buf.readUInt32BE(p + 4) !== adler32(buf, p + 12, p + 12 + len)) {
+        handOver = w.base + p;
+        break;
+      }
+      let txn: Txn;
+      try {
+        txn = decodeTxn(buf.subarray(p + 12, p + 12 + len));
+      } catch {
+        handOver = w.base + p;
+        break;
+      }
+      // Applied before the window slides: the txn's data is a view of it (see txn-records.ts).
+      onTxn(txn);
+      count++;
+      p += 13 + len;
+    }
+  } finally {
+    w.close();
+  }
+  return whole(handOver, count);
+}
 
 export function readLogFile(file: DataFile): LogContents {
   return readLogBuffer(file, readFileSync(file.path));

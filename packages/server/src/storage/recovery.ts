@@ -9,7 +9,7 @@ import { closeSync, ftruncateSync, fsyncSync, mkdirSync, openSync, unlinkSync } 
 import { join } from 'node:path';
 import { DataTree } from '../semantics/data-tree.js';
 import { listFiles, VERSION_DIR, type DataFile } from './file-names.js';
-import { readLogBuffer, readLogPrefix, validRecordAfter, type LogContents } from './log-reader.js';
+import { replayLogFile, readLogPrefix, validRecordAfter, type LogContents } from './log-reader.js';
 import { decodeSnapshotFile, SnapshotFormatError, UNKNOWN_ACL } from './snapshot.js';
 import { DataDirCorruptError } from './storage-errors.js';
 import { applyTxn } from './txn-apply.js';
@@ -94,21 +94,20 @@ export function recover(paths: DirPaths, options: { ttlEnabled: boolean; readOnl
   let replayed = 0;
   const truncated: Recovered['truncated'] = [];
   const files = logsAfter(logs, last);
-  const buffers = files.map((f) => readLogPrefix(f.path));
   for (let i = 0; i < files.length; i++) {
-    const contents: LogContents = readLogBuffer(files[i]!, buffers[i]!, (txn) => {
+    const contents: LogContents = replayLogFile(files[i]!, (txn) => {
       if (txn.header.zxid <= last) return;
       applyTxn(tree, sessions, txn);
       last = txn.header.zxid;
       replayed++;
     });
     if (contents.tornAt !== undefined) {
-      const buf = buffers[i]!;
-      const later = files.slice(i + 1).some((_, j) => {
-        const b = buffers[i + 1 + j]!;
+      // The failure path reads the files whole: is anything valid after the bad record?
+      const later = files.slice(i + 1).some((f) => {
+        const b = readLogPrefix(f.path);
         return b.length > 16 && validRecordAfter(b, 16);
       });
-      if (later || validRecordAfter(buf, contents.tornAt + 1)) {
+      if (later || validRecordAfter(readLogPrefix(files[i]!.path), contents.tornAt + 1)) {
         throw new DataDirCorruptError(files[i]!.path, contents.tornAt, 'a damaged record with valid records after it');
       }
       if (!options.readOnly) {
