@@ -13,8 +13,8 @@
  * The digest. ZooKeeper writes the digest of the tree at the last txn applied when the walk ends,
  * and compares it when its replay reaches that zxid. We keep no running tree digest, so the digest
  * of a walk is exact only when no txn was applied during it (then it is the digest at Z, which
- * covers every walk that fits in one slice). Otherwise the file carries the empty ZxidDigest (zxid
- * 0), as ZooKeeper itself writes when it has none: DataTree.deserializeZxidDigest then logs "The
+ * covers every walk that fits in one slice), and the walk stops summing it at the first txn.
+ * Otherwise the file carries the empty ZxidDigest (zxid 0), as ZooKeeper itself writes when it has none: DataTree.deserializeZxidDigest then logs "The
  * digest value is empty in snapshot" and skips the check, and the file is valid either way.
  */
 import type { SnapshotState } from './snapshot.js';
@@ -92,9 +92,12 @@ export async function takeFuzzySnapshot(
     const parts = enc.drain();
     for (const b of parts) bytes += b.length;
     await sink.write(parts);
+    // Txns are applied between slices: after one, the digest cannot be exact, so stop summing it.
+    if (source.lastZxid() !== zxid) enc.dropDigest();
   }
-  const exact = source.lastZxid() === zxid;
-  const tail = [...enc.drain(), enc.tail(exact ? zxid : 0n, exact ? enc.digest : 0n)];
+  const digest = source.lastZxid() === zxid ? enc.digest : undefined;
+  const exact = digest !== undefined;
+  const tail = [...enc.drain(), enc.tail(exact ? zxid : 0n, digest ?? 0n)];
   for (const b of tail) bytes += b.length;
   await sink.write(tail);
   return { zxid, bytes, digest: exact, nodes: enc.count, slices };
