@@ -30,6 +30,14 @@ export class DataArena {
   chunk: Buffer = Buffer.alloc(0);
   at = 0;
   private used = 0;
+  /**
+   * Plain Uint8Array views of the chunk and of the last source: `set` from a plain view's
+   * subarray is ~1.5x faster for a 100-byte datum than Buffer.copy or a Buffer's subarray, which
+   * makes a Buffer (a million of them per restart).
+   */
+  private chunkBytes: Uint8Array = new Uint8Array(0);
+  private src: Buffer | undefined;
+  private srcBytes: Uint8Array = new Uint8Array(0);
 
   /** Whether a datum of `n` bytes is kept here (else the caller keeps it as a string). */
   static fits(n: number): boolean {
@@ -40,11 +48,16 @@ export class DataArena {
   put(src: Buffer, start: number, n: number): void {
     if (this.used + 4 + n > this.chunk.length) {
       this.chunk = Buffer.allocUnsafe(CHUNK);
+      this.chunkBytes = new Uint8Array(this.chunk.buffer, this.chunk.byteOffset, CHUNK);
       this.used = 0;
+    }
+    if (src !== this.src) {
+      this.src = src;
+      this.srcBytes = new Uint8Array(src.buffer, src.byteOffset, src.length);
     }
     const at = this.used;
     this.chunk.writeInt32BE(n, at);
-    src.copy(this.chunk, at + 4, start, start + n);
+    this.chunkBytes.set(this.srcBytes.subarray(start, start + n), at + 4);
     this.used = at + 4 + n;
     this.at = at;
   }

@@ -21,6 +21,7 @@ import { DataTree } from '../semantics/data-tree.js';
 import { ZNode } from '../semantics/znode.js';
 import { Adler32 } from './adler32.js';
 import { ByteWindow } from './byte-window.js';
+import { nameText } from './name-text.js';
 import { FORMAT_VERSION, SNAP_MAGIC } from './file-names.js';
 
 /** DigestCalculator's version in 3.8. */
@@ -562,7 +563,7 @@ function decodeWindow(w: ByteWindow, ttlEnabled: boolean): LoadedSnapshot {
           throw new SnapshotFormatError(w.base + start, `node ${buf.toString('utf8', at, at + pathLen)} comes before its parent`);
         }
       }
-      if (!tree.restoreChild(parentNode!, parentPath, buf.toString('utf8', at + slash + 1, at + pathLen), node)) {
+      if (!tree.restoreChild(parentNode!, parentPath, nameText(buf, at + slash + 1, at + pathLen), node)) {
         throw new SnapshotFormatError(w.base + start, `node ${buf.toString('utf8', at, at + pathLen)} appears twice`);
       }
     }
