@@ -119,6 +119,11 @@ export class ZNode {
     return hi < 0x200000 && hi >= -0x200000 ? BigInt(hi * TWO32 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
   }
 
+  /** Whether czxid ≤ the zxid whose signed high and unsigned low words these are (no BigInt made). */
+  czxidAtMost(hi: number, lo: number): boolean {
+    return this.czHi < hi || (this.czHi === hi && this.czLo >>> 0 <= lo);
+  }
+
   /** Whether czxid is the two words (a loader's check, with no BigInt made). */
   czxidIs(hi: number, lo: number): boolean {
     return this.czHi === hi && this.czLo === lo;

@@ -68,6 +68,9 @@ export async function takeFuzzySnapshot(
   let bytes = head.length;
   await sink.write([head]);
   const mark = ++marks;
+  // Z as its two words, for a comparison per node with no BigInt (ZNode.czxidAtMost).
+  const zHi = Number(BigInt.asIntN(64, zxid) >> 32n);
+  const zLo = Number(zxid & 0xffffffffn);
   const it = tree.nodes.entries();
   let slices = 0;
   for (;;) {
@@ -80,7 +83,7 @@ export async function takeFuzzySnapshot(
         break;
       }
       const [path, node] = next.value;
-      if (node.czxid <= zxid && node.snapshotMark !== mark) {
+      if (node.snapshotMark !== mark && node.czxidAtMost(zHi, zLo)) {
         node.snapshotMark = mark;
         enc.add(path, node);
       }
