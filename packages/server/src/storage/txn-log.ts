@@ -4,10 +4,10 @@
  * A file is `log.<hex zxid of its first txn>`: a FileHeader (magic "ZKLG", version 2, dbId 0),
  * then records `long adler32(entry) · int length · entry · 'B'`. The file is preallocated with
  * zeros in `preAllocSize` steps; a zero length marks the end. Appends go to a buffer; one commit
- * writes everything buffered and syncs once, so every write that arrived during the previous sync
- * shares the next one. `onDurable` learns the last zxid on disk after each commit.
+ * writes everything buffered and syncs once (with forceSync the file is O_DSYNC, so the write is
+ * the sync), so every write that arrived during the previous sync shares the next one. `onDurable` learns the last zxid on disk after each commit.
  */
-import { closeSync, fdatasync, fsyncSync, ftruncate, openSync, write } from 'node:fs';
+import { closeSync, constants, fsyncSync, ftruncate, openSync, write } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { adler32 } from './adler32.js';
@@ -16,7 +16,6 @@ import { syncDir } from './fs-sync.js';
 import { StorageFailedError } from './storage-errors.js';
 
 const writeAsync = promisify(write);
-const datasyncAsync = promisify(fdatasync);
 const truncateAsync = promisify(ftruncate);
 
 export interface TxnLogOptions {
@@ -75,7 +74,7 @@ export class TxnLogWriter {
   /** Files finished (rolled) whose last bytes are being synced; closed after that. */
   private toClose: LogFile[] = [];
   /** Syncs done (or commits, without forceSync), and txns they covered: group commit at work. */
-  /** `syncMs`: the last commit's fdatasync time (0 without forceSync). */
+  /** `syncMs`: the last commit's synced writes' time (0 without forceSync). */
   readonly stats = { commits: 0, txns: 0, bytes: 0, syncMs: 0 };
 
   constructor(private readonly o: TxnLogOptions) {}
@@ -113,8 +112,12 @@ export class TxnLogWriter {
 
   private open(zxid: bigint): LogFile {
     const name = logName(zxid);
-    // 'wx': a log file is never reused; a name that exists means zxids went back.
-    const fd = openSync(join(this.o.dir, name), 'wx');
+    // 'wx': a log file is never reused; a name that exists means zxids went back. With forceSync
+    // the file is O_DSYNC: each write returns once its bytes are as durable as fdatasync makes
+    // them, in one trip to the thread pool where a write and then an fdatasync took two (~50 µs
+    // each here, a tenth of a commit with one request in flight).
+    const flags = this.o.forceSync ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_DSYNC : 'wx';
+    const fd = openSync(join(this.o.dir, name), flags);
     // The new name must survive a crash too, not only the bytes written under it.
     if (this.o.forceSync) syncDir(this.o.dir);
     const file: LogFile = { name, fd, position: 0, size: 0 };
@@ -133,13 +136,10 @@ export class TxnLogWriter {
         this.pending = [];
         const closing = this.toClose;
         this.toClose = [];
+        const t = performance.now();
         for (const seg of batch) await this.writeSegment(seg);
-        if (this.o.forceSync) {
-          const files = new Set(batch.map((s) => s.file));
-          const t = performance.now();
-          for (const f of files) await datasyncAsync(f.fd);
-          this.stats.syncMs = performance.now() - t;
-        }
+        // With forceSync the writes were the syncs (O_DSYNC: see open).
+        if (this.o.forceSync) this.stats.syncMs = performance.now() - t;
         for (const f of closing) {
           if (f !== this.current) closeSync(f.fd);
         }
