@@ -1,10 +1,10 @@
 /**
  * A file read front to back through one window of bytes, for the snapshot decode and the log
  * replay: a snapshot of a million nodes is ~190 MB, and reading it whole would hold all of it
- * until the next full GC, long after the tree is built. The window holds the bytes from `base` (a file offset) up to `end`; a
- * decoder works in window offsets and calls `have` before each record, which slides the window
- * (and grows it for a record larger than it). The Adler-32 of every byte the window lets go is
- * kept, so the seal is checked without a second pass.
+ * until the next full GC, long after the tree is built. The window holds the bytes from `base` (a
+ * file offset) up to `end`; a decoder works in window offsets and calls `have` before each
+ * record, which slides the window (and grows it for a record larger than it). The Adler-32 of
+ * every byte the window lets go is kept, so the seal is checked without a second pass.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { Adler32 } from './adler32.js';

@@ -69,7 +69,7 @@ export function readLogBuffer(
   file: DataFile,
   buf: Buffer,
   onTxn?: (txn: Txn) => void,
-  /** Where to go on from (a record's offset), and how many records came before it: readLogFile's hand-over. */
+  /** Where to go on from (a record's offset), and how many records came before it: replayLogFile's hand-over. */
   resume?: { from: number; count: number },
 ): LogContents {
   const size = buf.length;
