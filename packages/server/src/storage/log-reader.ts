@@ -24,7 +24,11 @@ export interface LogContents {
   size: number;
 }
 
-/** Whether a complete, checksummed record starts at `off`. */
+/**
+ * Whether a complete, checksummed record starts at `off` (its length, or undefined): the one test
+ * of a clean record, for the readers and the scan after a bad one. The checksum is a long whose
+ * high word is 0 (Adler-32 is 32 bits): compared as two words.
+ */
 function recordAt(buf: Buffer, off: number): number | undefined {
   if (off + 13 > buf.length) return undefined;
   if (buf.readUInt32BE(off) !== 0) return undefined; // adler32 fits in the low 32 bits
@@ -93,10 +97,8 @@ export function readLogBuffer(
       if (!zerosFrom(buf, off) && validRecordAfter(buf, off + 1)) return bad();
       break;
     }
-    const len = buf.readInt32BE(off + 8);
-    if (len < 0 || off + 12 + len >= size || buf[off + 12 + len] !== 0x42) return bad();
-    // The checksum is a long whose high word is 0 (Adler-32 is 32 bits): compared as two words.
-    if (buf.readInt32BE(off) !== 0 || buf.readUInt32BE(off + 4) !== adler32(buf, off + 12, off + 12 + len)) return bad();
+    const len = recordAt(buf, off);
+    if (len === undefined) return bad();
     let txn: Txn;
     try {
       txn = decodeTxn(buf.subarray(off + 12, off + 12 + len));
@@ -203,7 +205,8 @@ export function replayLogFile(file: DataFile, onTxn: (txn: Txn) => void): LogCon
       }
       p = rec;
       const buf = w.buf;
-      if (buf[p + 12 + len] !== 0x42 || buf.readInt32BE(p) !== 0 || buf.readUInt32BE(p + 4) !== adler32(buf, p + 12, p + 12 + len)) {
+      // The record's bytes are in the window (have), so the buffer's own bounds hold it.
+      if (recordAt(buf, p) === undefined) {
         handOver = w.base + p;
         break;
       }
