@@ -14,8 +14,9 @@
  * and compares it when its replay reaches that zxid. We keep no running tree digest, so the digest
  * of a walk is exact only when no txn was applied during it (then it is the digest at Z, which
  * covers every walk that fits in one slice), and the walk stops summing it at the first txn.
- * Otherwise the file carries the empty ZxidDigest (zxid 0), as ZooKeeper itself writes when it has none: DataTree.deserializeZxidDigest then logs "The
- * digest value is empty in snapshot" and skips the check, and the file is valid either way.
+ * Otherwise the file carries the empty ZxidDigest (zxid 0), as ZooKeeper itself writes when it
+ * has none: DataTree.deserializeZxidDigest then logs "The digest value is empty in snapshot" and
+ * skips the check, and the file is valid either way.
  */
 import type { SnapshotState } from './snapshot.js';
 import { SnapshotEncoder } from './snapshot.js';

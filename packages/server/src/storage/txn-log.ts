@@ -5,7 +5,8 @@
  * then records `long adler32(entry) · int length · entry · 'B'`. The file is preallocated with
  * zeros in `preAllocSize` steps; a zero length marks the end. Appends go to a buffer; one commit
  * writes everything buffered and syncs once (with forceSync the file is O_DSYNC, so the write is
- * the sync), so every write that arrived during the previous sync shares the next one. `onDurable` learns the last zxid on disk after each commit.
+ * the sync), so every write that arrived during the previous sync shares the next one.
+ * `onDurable` learns the last zxid on disk after each commit.
  */
 import { closeSync, constants, fsyncSync, ftruncate, openSync, write } from 'node:fs';
 import { join } from 'node:path';
