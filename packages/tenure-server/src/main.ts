@@ -22,10 +22,10 @@ import {
   type WebSocketAddress,
 } from '@tenure/server';
 import { ConfigError, sessionTimeouts, settingsFrom, type ServerSettings } from './config.js';
-import { collectGarbage } from './collect-garbage.js';
 import { helpText, parseCommandLine } from './flags.js';
 import { parseProperties } from './properties.js';
 import { readSaslUsers } from './sasl-users.js';
+import { beginRecovery, endRecovery } from './recovery-heap.js';
 import { tlsServerOptions } from './tls-stores.js';
 
 /** The package's version, from its package.json (one level above src/ and dist/). */
@@ -271,6 +271,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.on('uncaughtException', fatal);
   process.on('unhandledRejection', fatal);
 
+  beginRecovery();
   try {
     running = await startServer(settings, logger, (event) => {
       // A log that cannot be written or synced: the server answers nothing more; leave, as ZooKeeper does.
@@ -288,9 +289,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   // Recovered from a snapshot: collect its garbage before the first request is answered (see
-  // collect-garbage.ts). A tenth of a second at a million nodes, where waiting for the collector
+  // recovery-heap.ts). A tenth of a second at a million nodes, where waiting for the collector
   // held ~30 MB more until the start-up snapshot had been written, seconds later.
-  if (running.server.storageStats?.recovered?.snapshotZxid !== undefined) collectGarbage();
+  endRecovery(running.server.storageStats?.recovered?.snapshotZxid !== undefined);
   logger.info(
     {
       port: running.address.port,
